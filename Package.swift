@@ -1,0 +1,60 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "subd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "SubscriptionCenter", targets: ["SubscriptionCenter"]),
+        .library(name: "SubscriptionProtocol", targets: ["SubscriptionProtocol"]),
+        .library(name: "SubscriptionServer", targets: ["SubscriptionServer"]),
+        .library(name: "SubscriptionClient", targets: ["SubscriptionClient"]),
+        .executable(name: "subd", targets: ["subd"]),
+        .executable(name: "subctl", targets: ["subctl"]),
+        .executable(name: "subbench", targets: ["subbench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+    ],
+    targets: [
+        // The subscription service center: numbers, customers, matching. No sockets, no Dispatch.
+        .target(name: "SubscriptionCenter"),
+        // The line protocol: byte-level command parser and reply/push encoder. No sockets.
+        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionCenter"]),
+        // Tiny C shim for system calls Swift cannot reach directly (accept4).
+        .target(name: "CSubdShim"),
+        // The daemon engine: BSD sockets + Dispatch around the center.
+        .target(
+            name: "SubscriptionServer",
+            dependencies: [
+                "SubscriptionCenter", "SubscriptionProtocol", "CSubdShim",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // A Swift client for the protocol (async/await).
+        .target(name: "SubscriptionClient", dependencies: ["CSubdShim"]),
+        .executableTarget(
+            name: "subd",
+            dependencies: [
+                "SubscriptionServer",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ]
+        ),
+        .executableTarget(
+            name: "subctl",
+            dependencies: [
+                "SubscriptionClient",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Load generator for `make bench`.
+        .executableTarget(name: "subbench", dependencies: ["CSubdShim"]),
+        .testTarget(name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter"]),
+        .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol"]),
+        .testTarget(name: "SubscriptionClientTests", dependencies: ["SubscriptionClient"]),
+        .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient"]),
+    ]
+)

@@ -1,0 +1,14 @@
+#ifndef CSUBDSHIM_H
+#define CSUBDSHIM_H
+
+#include <sys/types.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+/// accept4(2) with SOCK_NONBLOCK | SOCK_CLOEXEC; Swift's Glibc module does not export accept4's flags usably.
+int subd_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len);
+
+/// The kernel's IOV_MAX for writev batches.
+int subd_iov_max(void);
+
+#endif

@@ -1,0 +1,240 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import CSubdShim
+import Dispatch
+import Logging
+import SubscriptionCenter
+import SubscriptionProtocol
+
+/// The daemon's engine: listening sockets, sessions and the subscription center, all owned by one serial queue.
+///
+/// Every socket is non-blocking and watched by a Dispatch source that targets ``queue``; the center is touched
+/// only there, so no lock is needed (the redis model: one thread owns the data, the kernel does the waiting).
+/// Each read handler parses every complete command, lets the center fan messages out (each one framed once and
+/// shared), then ends the turn by flushing every session that got output with one writev each.
+///
+/// Use from any thread: the public methods hop onto the queue.
+public final class Server: @unchecked Sendable {
+    /// The queue that owns all state.
+    public let queue = DispatchQueue(label: "subd.loop")
+    /// The subscription service center, keyed by number; messages are pre-encoded frames.
+    let center: SubscriptionCenter<Frame>
+    /// Configuration in force (limits are read per use, so a reload takes effect for new work).
+    private(set) var configuration: ServerConfiguration
+    /// Where events are logged.
+    let logger: Logger
+    /// Counters for STATS.
+    var stats = ServerStats()
+    /// A reusable buffer replies are encoded into before they are queued.
+    var scratch: [UInt8] = []
+    /// A reusable buffer for input that is read only to be dropped.
+    var discardBuffer = [UInt8](repeating: 0, count: 65_536)
+    /// Reusable iovec array for writev.
+    let vectors: UnsafeMutablePointer<iovec>
+    /// How many iovecs one writev may take.
+    let maxVectors: Int
+
+    private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
+    private var sessions: [UInt64: Session] = [:]
+    private var dirty: [Session] = []
+    private var nextSessionID: UInt64 = 1
+    private var isDraining = false
+    private var drainCompletion: (@Sendable () -> Void)?
+    /// When the server was made, for uptime.
+    let startedAt = ContinuousClock.now
+    /// Sessions open now.
+    var connectionCount: Int { sessions.count }
+
+    /// Makes a server; nothing is bound until ``start()``.
+    public init(configuration: ServerConfiguration, logger: Logger) {
+        self.configuration = configuration
+        self.logger = logger
+        self.center = SubscriptionCenter(
+            limits: .init(maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
+        )
+        self.maxVectors = Int(min(subd_iov_max(), 1024))
+        self.vectors = .allocate(capacity: maxVectors)
+    }
+
+    deinit {
+        vectors.deallocate()
+    }
+
+    /// Creates the configured numbers, binds every listen address (or adopts `inheritedDescriptors`, the sockets
+    /// systemd passed in) and starts accepting. Returns the addresses actually bound (real ports for port 0).
+    /// Throws the first failure, having closed whatever it had bound.
+    public func start(inheritedDescriptors: [Int32] = []) throws -> [ListenAddress] {
+        try queue.sync {
+            for number in configuration.numbers {
+                do {
+                    try center.create(number)
+                } catch {
+                    throw ConfigurationError(key: "numbers", problem: "cannot create '\(number)': \(error)")
+                }
+            }
+            var bound: [ListeningSocket] = []
+            do {
+                if inheritedDescriptors.isEmpty {
+                    var addresses = configuration.listen
+                    if let path = configuration.unixSocket { addresses.append(.unix(path: path)) }
+                    for address in addresses {
+                        bound.append(try ListeningSocket.bind(address, unixMode: configuration.unixSocketMode))
+                    }
+                } else {
+                    for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
+                }
+            } catch {
+                for socket in bound { Syscall.close(socket.fd) }
+                throw error
+            }
+            for socket in bound { startAccepting(socket) }
+            return bound.map(\.address)
+        }
+    }
+
+    /// Stops accepting, closes every session gracefully (replies flushed, up to the drain deadline), then calls
+    /// `completion` on the server queue.
+    public func shutdown(completion: @escaping @Sendable () -> Void) {
+        queue.async {
+            guard !self.isDraining else { return }
+            self.isDraining = true
+            self.drainCompletion = completion
+            for (socket, source) in self.listeners {
+                source.cancel()
+                if socket.ownsPath, case .unix(let path) = socket.address { unlink(path) }
+            }
+            self.listeners.removeAll()
+            for session in Array(self.sessions.values) { session.closeGracefully() }
+            self.endOfTurn()
+            self.finishDrainIfDone()
+            self.queue.asyncAfter(deadline: .now() + self.configuration.drainSeconds) {
+                guard self.drainCompletion != nil else { return }
+                self.logger.warning("drain deadline passed; dropping \(self.sessions.count) connection(s)")
+                for session in Array(self.sessions.values) { self.close(session, reason: "drain deadline") }
+                self.finishDrainIfDone()
+            }
+        }
+    }
+
+    /// A point-in-time copy of the counters (for STATS and the systemd status line).
+    public func snapshot() -> ServerStats {
+        queue.sync {
+            var copy = stats
+            copy.connections = sessions.count
+            copy.numbers = center.numberCount
+            copy.subscriptions = center.subscriptionCount
+            return copy
+        }
+    }
+
+    // MARK: Accepting
+
+    private func startAccepting(_ socket: ListeningSocket) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
+        source.setEventHandler { [weak self] in self?.acceptConnections(on: socket.fd) }
+        source.setCancelHandler { Syscall.close(socket.fd) }
+        listeners.append((socket, source))
+        source.resume()
+        logger.info("listening on \(socket.address)")
+    }
+
+    private func acceptConnections(on listenFD: Int32) {
+        for _ in 0..<256 {
+            let accepted: Int32?
+            do {
+                accepted = try Syscall.accept(listenFD)
+            } catch {
+                // EMFILE and friends: log and retry on the next event rather than spin.
+                logger.warning("accept failed: \(error)")
+                return
+            }
+            guard let fd = accepted else { return }
+            guard !isDraining else {
+                Syscall.close(fd)
+                continue
+            }
+            guard sessions.count < configuration.maxConnections else {
+                refuse(fd, ProtocolError(.limit, "too many connections (max_connections is \(configuration.maxConnections))"))
+                continue
+            }
+            _ = try? Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY")
+            let session = Session(
+                id: nextSessionID,
+                fd: fd,
+                server: self,
+                limits: ProtocolLimits(maxLine: configuration.maxLine, maxPayload: configuration.maxPayload),
+                needsAuthentication: configuration.authToken != nil
+            )
+            nextSessionID += 1
+            sessions[session.id] = session
+            stats.totalConnections += 1
+            session.start(on: queue)
+            logger.debug("client connected", metadata: ["session": "\(session.id)"])
+        }
+    }
+
+    /// Answers a connection the server will not serve with one error line, then closes it.
+    private func refuse(_ fd: Int32, _ error: ProtocolError) {
+        var bytes: [UInt8] = []
+        ReplyEncoder.error(error, into: &bytes)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        Glibc.shutdown(fd, Int32(SHUT_WR))
+        Syscall.close(fd)
+        logger.notice("refused a connection: \(error.message)")
+    }
+
+    // MARK: Turns
+
+    /// Adds a session to the list flushed at the end of this turn.
+    func markDirty(_ session: Session) {
+        guard !session.isDirty else { return }
+        session.isDirty = true
+        dirty.append(session)
+    }
+
+    /// Ends a turn: one flush (writev) per session that got output.
+    func endOfTurn() {
+        var index = 0
+        while index < dirty.count {
+            let session = dirty[index]
+            session.isDirty = false
+            session.flush()
+            index += 1
+        }
+        dirty.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Closing
+
+    /// The session takes no more commands: it leaves the center at once (no later send counts it).
+    func sessionStoppedServing(_ session: Session) {
+        center.removeAll(session)
+    }
+
+    /// Drops a subscriber that cannot keep up; the publisher and every other subscriber go on.
+    func cutSlowConsumer(_ session: Session) {
+        stats.slowConsumers += 1
+        logger.warning(
+            "slow consumer cut off: pending output passed max_pending",
+            metadata: ["session": "\(session.id)", "pending": "\(session.output.pendingBytes)",
+                       "max_pending": "\(configuration.maxPending)"]
+        )
+        close(session, reason: "slow consumer")
+    }
+
+    /// Closes a session now: out of the center, out of the table, descriptor released.
+    func close(_ session: Session, reason: String) {
+        guard sessions.removeValue(forKey: session.id) != nil else { return }
+        center.removeAll(session)
+        session.tearDown()
+        logger.debug("client disconnected", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
+        if isDraining { finishDrainIfDone() }
+    }
+
+    private func finishDrainIfDone() {
+        guard isDraining, sessions.isEmpty, let completion = drainCompletion else { return }
+        drainCompletion = nil
+        completion()
+    }
+}

@@ -1,0 +1,67 @@
+/// A configuration value that cannot be used: names the key and the problem in one line.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    /// The configuration key, as written in `config/subd.yaml` (e.g. `max_line`).
+    public var key: String
+    /// What is wrong with its value, and what would be right.
+    public var problem: String
+
+    /// Makes an error for `key`.
+    public init(key: String, problem: String) {
+        self.key = key
+        self.problem = problem
+    }
+
+    public var description: String { "\(key): \(problem)" }
+}
+
+/// Everything the server engine needs to know; `subd` fills it from config file, environment and command line.
+public struct ServerConfiguration: Sendable, Equatable {
+    /// TCP (or `unix:`) addresses to listen on.
+    public var listen: [ListenAddress] = [.tcp(host: "127.0.0.1", port: 7827)]
+    /// A Unix socket path to serve as well; nil for none.
+    public var unixSocket: String? = nil
+    /// Permission bits of the Unix socket file.
+    public var unixSocketMode: UInt32 = 0o660
+    /// Subscription numbers created at start.
+    public var numbers: [String] = []
+    /// Longest command line in bytes.
+    public var maxLine = 65_536
+    /// Largest PUB/SEND payload in bytes.
+    public var maxPayload = 1_048_576
+    /// A subscriber whose unsent output passes this many bytes is cut off.
+    public var maxPending = 33_554_432
+    /// Most client connections at once; more are refused with `-ERR LIMIT`.
+    public var maxConnections = 10_000
+    /// Most subscriptions one session may hold.
+    public var maxSubscriptions = 10_000
+    /// Most subscription numbers the center may hold.
+    public var maxNumbers = 100_000
+    /// Secret that HELLO must present before any other command; nil for none.
+    public var authToken: String? = nil
+    /// How long a SIGTERM drain may take before the remaining connections are dropped, in seconds.
+    public var drainSeconds = 5.0
+
+    /// The defaults listed in `config/subd.yaml`.
+    public init() {}
+
+    /// Checks ranges that the engine relies on; the error names the key.
+    public func validate() throws(ConfigurationError) {
+        func positive(_ value: Int, _ key: String, atLeast minimum: Int = 1) throws(ConfigurationError) {
+            guard value >= minimum else {
+                throw ConfigurationError(key: key, problem: "must be at least \(minimum), got \(value)")
+            }
+        }
+        try positive(maxLine, "max_line", atLeast: 256)
+        try positive(maxPayload, "max_payload", atLeast: 0)
+        try positive(maxPending, "max_pending", atLeast: 1024)
+        try positive(maxConnections, "max_connections")
+        try positive(maxSubscriptions, "max_subscriptions")
+        try positive(maxNumbers, "max_numbers")
+        guard unixSocketMode <= 0o777 else {
+            throw ConfigurationError(key: "unix_socket_mode", problem: "must be octal permission bits such as 0660")
+        }
+        guard !listen.isEmpty || unixSocket != nil else {
+            throw ConfigurationError(key: "listen", problem: "no listen address and no unix_socket: nothing to serve")
+        }
+    }
+}

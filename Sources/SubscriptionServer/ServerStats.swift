@@ -1,0 +1,32 @@
+/// The daemon's counters, as STATS reports them.
+public struct ServerStats: Sendable, Equatable {
+    /// Connections open now.
+    public var connections = 0
+    /// Connections accepted since start.
+    public var totalConnections: UInt64 = 0
+    /// Subscription numbers that exist.
+    public var numbers = 0
+    /// Live subscriptions, all sessions.
+    public var subscriptions = 0
+    /// PUB and SEND commands that were accepted.
+    public var messagesPublished: UInt64 = 0
+    /// Messages queued to subscribers (the sum of every `+OK <receivers>`).
+    public var messagesDelivered: UInt64 = 0
+    /// Bytes read from clients.
+    public var bytesIn: UInt64 = 0
+    /// Bytes written to clients.
+    public var bytesOut: UInt64 = 0
+    /// Subscribers cut off for passing `max_pending`.
+    public var slowConsumers: UInt64 = 0
+    /// Malformed commands answered with -ERR by the parser.
+    public var protocolErrors: UInt64 = 0
+
+    /// Makes zeroed counters.
+    public init() {}
+}
+
+/// The daemon's version, shown by HELLO and STATS.
+public enum SubdVersion {
+    /// Semantic version of this build.
+    public static let current = "0.1.0"
+}

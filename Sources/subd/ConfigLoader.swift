@@ -1,0 +1,123 @@
+import Configuration
+import Logging
+import SubscriptionServer
+import SystemPackage
+
+/// Reads subd's settings with swift-configuration: command line, then `SUBD_*` environment variables, then the
+/// YAML file, then the built-in defaults (the same ones `config/subd.yaml` lists).
+struct ConfigLoader {
+    /// The settings subd runs with.
+    struct Loaded {
+        /// What the server engine needs.
+        var server: ServerConfiguration
+        /// The log level.
+        var logLevel: Logger.Level
+        /// The file that was read, if any.
+        var file: String?
+    }
+
+    /// The file read when `--config` is not given (only if it exists).
+    static let defaultFile = "/etc/subd/subd.yaml"
+
+    private let reader: ConfigReader
+
+    private init(reader: ConfigReader) {
+        self.reader = reader
+    }
+
+    /// Loads and checks the configuration. Every problem is a ``ConfigurationError`` naming the key.
+    static func load(_ arguments: DaemonArguments) async throws(ConfigurationError) -> Loaded {
+        var fromCommandLine: [AbsoluteConfigKey: ConfigValue] = [:]
+        if !arguments.listen.isEmpty {
+            fromCommandLine["listen"] = ConfigValue(.stringArray(arguments.listen), isSecret: false)
+        }
+        if let path = arguments.unixSocket {
+            fromCommandLine["unix_socket"] = ConfigValue(.string(path), isSecret: false)
+        }
+        if let level = arguments.logLevel {
+            fromCommandLine["log_level"] = ConfigValue(.string(level), isSecret: false)
+        }
+        var providers: [any ConfigProvider] = [
+            InMemoryProvider(name: "command line", values: fromCommandLine),
+            EnvironmentVariablesProvider(secretsSpecifier: .specific(["SUBD_AUTH_TOKEN"])).prefixKeys(with: "subd"),
+        ]
+        let file = arguments.configFile ?? defaultFile
+        do {
+            let provider = try await FileProvider<YAMLSnapshot>(
+                filePath: FilePath(file),
+                allowMissing: arguments.configFile == nil
+            )
+            providers.append(provider)
+        } catch {
+            throw ConfigurationError(key: "--config", problem: "cannot read '\(file)': \(error)")
+        }
+        let loader = ConfigLoader(reader: ConfigReader(providers: providers))
+        return try loader.settings(file: file)
+    }
+
+    private func settings(file: String) throws(ConfigurationError) -> Loaded {
+        var server = ServerConfiguration()
+        if let listen = try strings("listen") {
+            var addresses: [ListenAddress] = []
+            for text in listen { addresses.append(try ListenAddress(parsing: text)) }
+            server.listen = addresses
+        }
+        if let path = try string("unix_socket") {
+            server.unixSocket = path.isEmpty ? nil : path
+        }
+        if let mode = try string("unix_socket_mode") {
+            guard let bits = UInt32(mode, radix: 8), bits <= 0o777 else {
+                throw ConfigurationError(key: "unix_socket_mode", problem: "'\(mode)' is not octal permission bits such as 0660")
+            }
+            server.unixSocketMode = bits
+        }
+        server.numbers = try strings("numbers") ?? []
+        server.maxLine = try int("max_line", default: server.maxLine)
+        server.maxPayload = try int("max_payload", default: server.maxPayload)
+        server.maxPending = try int("max_pending", default: server.maxPending)
+        server.maxConnections = try int("max_connections", default: server.maxConnections)
+        server.maxSubscriptions = try int("max_subscriptions", default: server.maxSubscriptions)
+        server.maxNumbers = try int("max_numbers", default: server.maxNumbers)
+        if let token = try string("auth_token"), !token.isEmpty { server.authToken = token }
+        try server.validate()
+
+        var level = Logger.Level.info
+        if let text = try string("log_level") {
+            guard let parsed = Logger.Level(rawValue: text.lowercased()) else {
+                throw ConfigurationError(
+                    key: "log_level",
+                    problem: "'\(text)' is not one of trace, debug, info, notice, warning, error, critical"
+                )
+            }
+            level = parsed
+        }
+        return Loaded(server: server, logLevel: level, file: file)
+    }
+
+    // MARK: Typed reads that name the key on failure
+
+    private func int(_ key: String, default value: Int) throws(ConfigurationError) -> Int {
+        try read(key, as: "a whole number") { try reader.requiredInt(forKey: ConfigKey(key)) } ?? value
+    }
+
+    private func string(_ key: String) throws(ConfigurationError) -> String? {
+        try read(key, as: "a string") { try reader.requiredString(forKey: ConfigKey(key)) }
+    }
+
+    private func strings(_ key: String) throws(ConfigurationError) -> [String]? {
+        try read(key, as: "a list of strings") { try reader.requiredStringArray(forKey: ConfigKey(key)) }
+    }
+
+    /// Runs a required read; a missing key gives nil, any other failure an error naming the key.
+    private func read<Value>(_ key: String, as kind: String, _ body: () throws -> Value) throws(ConfigurationError) -> Value? {
+        do {
+            return try body()
+        } catch {
+            if "\(error)".hasPrefix("Missing required config value") { return nil }
+            if let text = reader.string(forKey: ConfigKey(key)) {
+                throw ConfigurationError(key: key, problem: "must be \(kind), got '\(text)'")
+            }
+            throw ConfigurationError(key: key, problem: "must be \(kind) (\(error))")
+        }
+    }
+}

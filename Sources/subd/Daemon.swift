@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Dispatch
+import Logging
+import SubscriptionServer
+
+/// Runs the server as a process: signals in, exit status out.
+///
+/// A plain nonisolated class that owns its own serial queue: Dispatch sources made in `@MainActor` context
+/// (top-level code) crash on their first event under Swift 6 on Linux, so they are made here. The signal sources
+/// are kept in a stored property; a released source would silently ignore its signal.
+///
+/// This is also the seam for systemd: readiness, watchdog and socket activation hook in around ``run()``.
+final class Daemon: @unchecked Sendable {
+    private let server: Server
+    private let logger: Logger
+    private let queue = DispatchQueue(label: "subd.signals")
+    private var signalSources: [DispatchSourceSignal] = []
+    private var stopped: CheckedContinuation<Void, Never>?
+
+    init(server: Server, logger: Logger) {
+        self.server = server
+        self.logger = logger
+    }
+
+    /// Starts serving and returns once a SIGTERM/SIGINT drain has finished. Throws if a listener cannot start.
+    func run() async throws {
+        signal(SIGPIPE, SIG_IGN)
+        let addresses = try server.start()
+        logger.info("subd \(SubdVersion.current) ready", metadata: ["listeners": "\(addresses.count)"])
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.sync {
+                stopped = continuation
+                installSignalHandlers()
+            }
+        }
+    }
+
+    private func installSignalHandlers() {
+        for number in [SIGTERM, SIGINT] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+            source.setEventHandler { [weak self] in self?.stop(signal: number) }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    private func stop(signal number: Int32) {
+        guard let continuation = stopped else { return }
+        stopped = nil
+        logger.info("signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): draining connections")
+        server.shutdown { [logger] in
+            logger.info("stopped")
+            continuation.resume()
+        }
+    }
+}

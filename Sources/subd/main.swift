@@ -1,0 +1,54 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import SubscriptionServer
+
+// subd: the subscription service center as a daemon. See README.md and `subd --help`.
+
+/// Writes a message to stderr unbuffered (the C `stderr` global is not concurrency-safe to name in Swift 6).
+func writeToStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
+}
+
+let arguments: DaemonArguments
+do {
+    arguments = try DaemonArguments(parsing: Array(CommandLine.arguments.dropFirst()))
+} catch {
+    writeToStandardError("subd: \(error.message)\n\n\(DaemonArguments.usage)\n")
+    exit(64)
+}
+if arguments.wantsHelp {
+    print(DaemonArguments.usage)
+    exit(0)
+}
+if arguments.wantsVersion {
+    print("subd \(SubdVersion.current)")
+    exit(0)
+}
+
+let loaded: ConfigLoader.Loaded
+do {
+    loaded = try await ConfigLoader.load(arguments)
+} catch {
+    writeToStandardError("subd: bad configuration: \(error)\n")
+    exit(78)  // EX_CONFIG
+}
+
+let logLevel = loaded.logLevel
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = logLevel
+    return handler
+}
+let logger = Logger(label: "subd")
+
+do {
+    let server = Server(configuration: loaded.server, logger: logger)
+    try await Daemon(server: server, logger: logger).run()
+    exit(0)
+} catch {
+    logger.critical("cannot start: \(error)")
+    exit(1)
+}
