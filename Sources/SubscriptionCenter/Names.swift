@@ -6,7 +6,7 @@
 /// (only as the last token) matches one or more tokens.
 public enum Names {
     /// The longest number or pattern, in bytes.
-    public static let maxLength = 200
+    public static var maxLength: Int { 200 }
 
     /// Why a name was refused. The description is a sentence fragment a person can act on.
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
@@ -52,7 +52,7 @@ public enum Names {
 
     /// Byte-level check of a number (`allowWildcards == false`) or a pattern. Returns whether a
     /// wildcard token was seen. UTF-8 validity is checked too, so raw socket bytes can be passed.
-    @discardableResult
+    @inlinable @discardableResult
     public static func check<Bytes: Collection>(
         _ bytes: Bytes,
         allowWildcards: Bool
@@ -103,7 +103,8 @@ public enum Names {
         name.split(separator: ".", omittingEmptySubsequences: false)
     }
 
-    private static func isValidUTF8<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
+    @usableFromInline
+    static func isValidUTF8<Bytes: Collection>(_ bytes: Bytes) -> Bool where Bytes.Element == UInt8 {
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         while true {

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSubdShim
 import Dispatch
 import SubscriptionCenter
 import SubscriptionProtocol

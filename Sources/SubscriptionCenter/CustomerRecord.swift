@@ -1,0 +1,66 @@
+/// The center's record of one customer: a weak reference to it and the patterns it is subscribed to (the
+/// customer → subscriptions half of the two-way index).
+///
+/// A record whose weak reference reads nil belongs to a released customer: it is purged the first time it is seen.
+/// Records are never shared between customers, even when a new customer gets the address of a dead one.
+final class CustomerRecord<Message> {
+    /// The customer, or nil once its owner released it.
+    weak var customer: (any Customer<Message>)?
+    /// The key of this record in ``SubscriptionCenter/customers`` (the customer's identity when it was added).
+    let key: ObjectIdentifier
+    /// The stamp of the last send that delivered to this customer (at-most-once per send).
+    var lastStamp: UInt64 = 0
+    /// Every pattern subscribed to, and whether it holds a wildcard (then it lives in the trie, else on the number).
+    var patterns: [String: Bool] = [:]
+
+    init(_ customer: any Customer<Message>) {
+        self.customer = customer
+        self.key = ObjectIdentifier(customer)
+    }
+}
+
+/// One subscription of one customer to one number or wildcard pattern. A class, so that a send that iterates a
+/// snapshot of the subscribers sees a concurrent unsubscribe (``isActive``) or a new `from` filter.
+final class Subscription<Message> {
+    /// Whose subscription this is.
+    let record: CustomerRecord<Message>
+    /// The sender filter; nil means any sender.
+    var from: String?
+    /// False once the subscription was removed; snapshots still holding it skip it.
+    var isActive = true
+
+    init(record: CustomerRecord<Message>, from: String?) {
+        self.record = record
+        self.from = from
+    }
+}
+
+/// Deduplication of customers within one pass over subscribers (a send or a count).
+///
+/// The outermost pass uses a stamp written into each record, which costs no allocation. A pass started while a
+/// send is delivering (re-entrancy from `receive`) must not overwrite the outer pass's stamps, so it keeps a set.
+struct Visits<Message> {
+    /// The stamp of this pass, or 0 when this pass uses ``seen`` instead.
+    private let stamp: UInt64
+    private var seen: Set<ObjectIdentifier> = []
+
+    init(stamp: UInt64) {
+        self.stamp = stamp
+    }
+
+    /// Whether the record was already marked in this pass.
+    @inline(__always)
+    func contains(_ record: CustomerRecord<Message>) -> Bool {
+        stamp != 0 ? record.lastStamp == stamp : seen.contains(ObjectIdentifier(record))
+    }
+
+    /// Marks the record as visited in this pass.
+    @inline(__always)
+    mutating func insert(_ record: CustomerRecord<Message>) {
+        if stamp != 0 {
+            record.lastStamp = stamp
+        } else {
+            seen.insert(ObjectIdentifier(record))
+        }
+    }
+}

@@ -1,0 +1,32 @@
+/// A bounded cache of trie match results per number, as in nats-server's sublist cache.
+///
+/// Entries are valid for one trie generation: when the trie changed since they were stored, the whole cache is
+/// dropped on the next lookup. When full, it is cleared rather than evicting one by one.
+struct MatchCache<Message> {
+    /// The most numbers remembered at once.
+    let capacity: Int
+    private var results: [String: [Subscription<Message>]] = [:]
+    private var generation: UInt64 = 0
+
+    /// How many numbers are remembered.
+    var count: Int { results.count }
+
+    init(capacity: Int) {
+        precondition(capacity > 0, "a match cache needs room for at least one entry")
+        self.capacity = capacity
+    }
+
+    /// The wildcard subscriptions matching the number, from the cache or from a walk of the trie.
+    mutating func matches(for number: String, in trie: inout WildcardTrie<Message>) -> [Subscription<Message>] {
+        if generation != trie.generation {
+            results.removeAll(keepingCapacity: true)
+            generation = trie.generation
+        }
+        if let cached = results[number] { return cached }
+        var found: [Subscription<Message>] = []
+        trie.collect(matching: Names.tokens(number), into: &found)
+        if results.count >= capacity { results.removeAll(keepingCapacity: true) }
+        results[number] = found
+        return found
+    }
+}

@@ -1,0 +1,27 @@
+/// One subscription of a customer, as reported by ``SubscriptionCenter/subscriptions(of:)``.
+public struct SubscriptionInfo: Equatable, Sendable {
+    /// The number or wildcard pattern subscribed to.
+    public var pattern: String
+    /// The sender filter: only messages sent with this sender are delivered; nil means any sender.
+    public var from: String?
+
+    /// Makes a report line.
+    public init(pattern: String, from: String? = nil) {
+        self.pattern = pattern
+        self.from = from
+    }
+}
+
+/// One existing number, as reported by ``SubscriptionCenter/list(matching:)``.
+public struct NumberInfo: Equatable, Sendable {
+    /// The number's name.
+    public var number: String
+    /// How many live customers a message to it would reach (exact and wildcard, deduplicated).
+    public var subscribers: Int
+
+    /// Makes a report line.
+    public init(number: String, subscribers: Int) {
+        self.number = number
+        self.subscribers = subscribers
+    }
+}

@@ -1,0 +1,63 @@
+extension SubscriptionCenter {
+    /// Creates a number. Returns true when it was created, false when it existed already.
+    ///
+    /// Throws ``CenterError/invalidName(_:_:)`` for a name that is not a valid number, and ``CenterError/limit(_:)``
+    /// when ``Limits/maxNumbers`` numbers exist already.
+    @discardableResult
+    public func create(_ number: String) throws(CenterError) -> Bool {
+        do {
+            try Names.checkNumber(number)
+        } catch {
+            throw .invalidName(number, error)
+        }
+        if numbers[number] != nil { return false }
+        guard numbers.count < limits.maxNumbers else {
+            throw .limit("at most \(limits.maxNumbers) numbers may exist")
+        }
+        numbers[number] = NumberEntry()
+        return true
+    }
+
+    /// Removes the number. Its exact subscriptions are dropped; wildcard subscriptions that matched it stay.
+    ///
+    /// Returns the live customers that had an exact subscription to it, so that the daemon can tell them `GONE`.
+    /// Throws ``CenterError/notFound(_:)`` when no such number exists.
+    public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
+        guard let entry = numbers.removeValue(forKey: number) else { throw .notFound(number) }
+        var gone: [any Customer<Message>] = []
+        for subscription in entry.subscribers.removeAll() {
+            let record = subscription.record
+            record.patterns[number] = nil
+            if let customer = record.customer {
+                gone.append(customer)
+                forgetIfUnsubscribed(record)
+            } else {
+                purge(record)
+            }
+        }
+        return gone
+    }
+
+    /// Whether the number exists.
+    public func contains(_ number: String) -> Bool {
+        numbers[number] != nil
+    }
+
+    /// The existing numbers that match the pattern (`>`, the default, matches all), sorted by number, each with
+    /// ``subscriberCount(of:)``. Throws ``CenterError/invalidName(_:_:)`` for an invalid pattern.
+    public func list(matching pattern: String = ">") throws(CenterError) -> [NumberInfo] {
+        let hasWildcard: Bool
+        do {
+            hasWildcard = try Names.checkPattern(pattern)
+        } catch {
+            throw .invalidName(pattern, error)
+        }
+        let names: [String]
+        if hasWildcard {
+            names = numbers.keys.filter { Names.matches(pattern: pattern, number: $0) }.sorted()
+        } else {
+            names = numbers[pattern] == nil ? [] : [pattern]
+        }
+        return names.map { NumberInfo(number: $0, subscribers: subscriberCount(of: $0)) }
+    }
+}

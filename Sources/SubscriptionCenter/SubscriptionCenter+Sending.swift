@@ -1,0 +1,74 @@
+extension SubscriptionCenter {
+    /// Sends a message to a number. Every live customer with a matching subscription (exact or wildcard) whose
+    /// `from` filter passes gets ``Customer/receive(_:on:)`` called **at most once**, however many of its
+    /// subscriptions match. A subscription with a `from` filter only passes messages sent with that very sender.
+    ///
+    /// The subscribers are those at the moment of the call: one subscribed by a `receive` during the send is not
+    /// reached, one unsubscribed during it is skipped if not reached yet. Returns how many `receive` calls returned
+    /// true. Throws ``CenterError/notFound(_:)`` when the number does not exist.
+    @discardableResult
+    public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError) -> Int {
+        guard let entry = numbers[number] else { throw .notFound(number) }
+        // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
+        let exact = entry.subscribers.items
+        let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
+        var visits = beginVisits()
+        deliveryDepth += 1
+        defer { deliveryDepth -= 1 }
+        var accepted = deliver(message, to: number, from: sender, through: exact, visits: &visits)
+        if !wildcard.isEmpty {
+            accepted += deliver(message, to: number, from: sender, through: wildcard, visits: &visits)
+        }
+        return accepted
+    }
+
+    /// How many live customers a message to the number would reach: exact and wildcard subscribers, each customer
+    /// once, `from` filters ignored. 0 when the number does not exist (a send to it would fail).
+    public func subscriberCount(of number: String) -> Int {
+        guard let entry = numbers[number] else { return 0 }
+        var visits = beginVisits()
+        var count = countLive(entry.subscribers.items, visits: &visits)
+        if !trie.isEmpty {
+            count += countLive(matchCache.matches(for: number, in: &trie), visits: &visits)
+        }
+        return count
+    }
+
+    private func deliver(
+        _ message: Message,
+        to number: String,
+        from sender: String?,
+        through subscriptions: [Subscription<Message>],
+        visits: inout Visits<Message>
+    ) -> Int {
+        var accepted = 0
+        for subscription in subscriptions where subscription.isActive {
+            let record = subscription.record
+            if visits.contains(record) { continue }
+            // A filtered subscription that does not pass leaves the customer to its other subscriptions.
+            if let wanted = subscription.from, wanted != sender { continue }
+            guard let customer = record.customer else {
+                purge(record)
+                continue
+            }
+            visits.insert(record)
+            if customer.receive(message, on: number) { accepted += 1 }
+        }
+        return accepted
+    }
+
+    private func countLive(_ subscriptions: [Subscription<Message>], visits: inout Visits<Message>) -> Int {
+        var count = 0
+        for subscription in subscriptions where subscription.isActive {
+            let record = subscription.record
+            if visits.contains(record) { continue }
+            guard record.customer != nil else {
+                purge(record)
+                continue
+            }
+            visits.insert(record)
+            count += 1
+        }
+        return count
+    }
+}

@@ -1,0 +1,85 @@
+extension SubscriptionCenter {
+    /// Subscribes the customer to a number or a wildcard pattern, optionally only to messages whose sender is
+    /// `sender` (the `object:` filter of NSNotificationCenter).
+    ///
+    /// An exact number must exist; a pattern holding a wildcard needs nothing to exist. Subscribing again to the same
+    /// pattern replaces its `from` filter and adds no duplicate. Throws ``CenterError/invalidName(_:_:)``,
+    /// ``CenterError/notFound(_:)``, or ``CenterError/limit(_:)`` when the customer holds
+    /// ``Limits/maxSubscriptionsPerCustomer`` subscriptions already.
+    public func add(
+        _ customer: any Customer<Message>,
+        to pattern: String,
+        from sender: String? = nil
+    ) throws(CenterError) {
+        let isWildcard: Bool
+        do {
+            isWildcard = try Names.checkPattern(pattern)
+        } catch {
+            throw .invalidName(pattern, error)
+        }
+        let entry = numbers[pattern]
+        if !isWildcard && entry == nil { throw .notFound(pattern) }
+        let tokens = isWildcard ? Names.tokens(pattern) : []
+
+        let existing = record(of: customer)
+        if let existing, existing.patterns[pattern] != nil {
+            let subscription = isWildcard
+                ? trie.subscription(of: existing, tokens: tokens)
+                : entry?.subscribers.subscription(of: existing)
+            guard let subscription else { preconditionFailure("the two-way index lost a subscription to \(pattern)") }
+            subscription.from = sender
+            return
+        }
+        let count = existing?.patterns.count ?? 0
+        guard count < limits.maxSubscriptionsPerCustomer else {
+            throw .limit("at most \(limits.maxSubscriptionsPerCustomer) subscriptions per customer")
+        }
+
+        let record: CustomerRecord<Message>
+        if let existing {
+            record = existing
+        } else {
+            record = CustomerRecord(customer)
+            customers[record.key] = record
+        }
+        let subscription = Subscription(record: record, from: sender)
+        if isWildcard {
+            trie.insert(subscription, tokens: tokens)
+        } else {
+            entry?.subscribers.append(subscription)
+        }
+        record.patterns[pattern] = isWildcard
+    }
+
+    /// Unsubscribes the customer from the pattern. Returns false when it was not subscribed to it; never throws,
+    /// not even for an invalid or unknown pattern.
+    @discardableResult
+    public func remove(_ customer: any Customer<Message>, from pattern: String) -> Bool {
+        guard let record = record(of: customer), let isWildcard = record.patterns[pattern] else { return false }
+        if isWildcard {
+            trie.remove(record, tokens: Names.tokens(pattern))
+        } else {
+            numbers[pattern]?.subscribers.remove(record)
+        }
+        record.patterns[pattern] = nil
+        forgetIfUnsubscribed(record)
+        return true
+    }
+
+    /// Drops every subscription of the customer, in time proportional to its own subscriptions.
+    public func removeAll(_ customer: any Customer<Message>) {
+        // A record under this identity is either the customer's or a released one's: both must go.
+        if let record = customers[ObjectIdentifier(customer)] { purge(record) }
+    }
+
+    /// The customer's subscriptions, sorted by pattern.
+    public func subscriptions(of customer: any Customer<Message>) -> [SubscriptionInfo] {
+        guard let record = record(of: customer) else { return [] }
+        return record.patterns.keys.sorted().map { pattern in
+            let subscription = record.patterns[pattern]!
+                ? trie.subscription(of: record, tokens: Names.tokens(pattern))
+                : numbers[pattern]?.subscribers.subscription(of: record)
+            return SubscriptionInfo(pattern: pattern, from: subscription?.from)
+        }
+    }
+}

@@ -1,0 +1,27 @@
+/// One parsed client command (shared/PROTOCOL.md, "Commands"). Numbers and patterns are valid already:
+/// the parser reports invalid ones as `NAME` errors, so a `Command` never holds one.
+public enum Command: Equatable, Sendable {
+    /// `HELLO [name=<client-name>] [token=<secret>]`.
+    case hello(name: String?, token: String?)
+    /// `CREATE <number>`.
+    case create(number: String)
+    /// `REMOVE <number>`.
+    case remove(number: String)
+    /// `SUB <pattern> [from=<client-name>]`.
+    case subscribe(pattern: String, from: String?)
+    /// `UNSUB <pattern>`.
+    case unsubscribe(pattern: String)
+    /// `PUB <number> <nbytes>` LF payload LF. The payload is a slice of the parser's buffer, not a copy;
+    /// drop it (or copy it) before appending more bytes to the parser, or that append copies the buffer.
+    case publish(number: String, payload: ArraySlice<UInt8>)
+    /// `SEND <number> <text>`: the text as bytes, a slice of the parser's buffer like a `PUB` payload.
+    case send(number: String, payload: ArraySlice<UInt8>)
+    /// `LIST [<pattern>]`.
+    case list(pattern: String?)
+    /// `STATS`.
+    case stats
+    /// `PING [<text>]`.
+    case ping(text: String?)
+    /// `QUIT`.
+    case quit
+}

@@ -1,0 +1,64 @@
+extension CommandParser {
+    /// Appends bytes received from the peer. Dropped once the parser is finished.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        withWritableTail(minimumCapacity: bytes.count) { space in
+            space.copyMemory(from: bytes)
+            return bytes.count
+        }
+    }
+
+    /// Appends bytes received from the peer. Dropped once the parser is finished.
+    public mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
+        let copied: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
+        if copied == nil {
+            Array(bytes).withUnsafeBytes { append($0) }
+        }
+    }
+
+    /// Lets the caller read(2) straight into the parser's buffer: makes at least `minimumCapacity` bytes of free
+    /// space at the tail (compacting consumed bytes first, reusing capacity), calls body with that space, and
+    /// commits the count body returns (0...space.count). Returns body's result. Once the parser is finished the
+    /// bytes are dropped. If body throws, nothing is committed.
+    @discardableResult
+    public mutating func withWritableTail(
+        minimumCapacity: Int,
+        _ body: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) rethrows -> Int {
+        precondition(minimumCapacity >= 0, "minimumCapacity must not be negative, got \(minimumCapacity)")
+        compact()
+        let needed = writeIndex + minimumCapacity
+        if buffer.count < needed {
+            buffer.append(contentsOf: repeatElement(0, count: needed - buffer.count))
+            // Use all the capacity the array allocated, so the next reads need no growth.
+            if buffer.capacity > buffer.count {
+                buffer.append(contentsOf: repeatElement(0, count: buffer.capacity - buffer.count))
+            }
+        }
+        let start = writeIndex
+        let written = try buffer.withUnsafeMutableBytes { storage in
+            let space = UnsafeMutableRawBufferPointer(rebasing: storage[start...])
+            let count = try body(space)
+            precondition(count >= 0 && count <= space.count, "body returned \(count), space was \(space.count)")
+            return count
+        }
+        if case .finished = state { return written }
+        writeIndex += written
+        return written
+    }
+
+    /// Drops consumed bytes by moving the unread ones to the front of the buffer.
+    mutating func compact() {
+        guard readIndex > 0 else { return }
+        let unread = writeIndex - readIndex
+        if unread > 0 {
+            let from = readIndex
+            buffer.withUnsafeMutableBytes { storage in
+                // The regions may overlap; copyMemory allows that.
+                storage.baseAddress!.copyMemory(from: storage.baseAddress! + from, byteCount: unread)
+            }
+        }
+        readIndex = 0
+        writeIndex = unread
+    }
+}

@@ -1,0 +1,103 @@
+/// The commands whose arguments need more than one name.
+extension CommandParser {
+    /// `PUB <number> <nbytes>`: checks nbytes now, the number once the payload is consumed.
+    func parsePublish(_ line: inout LineReader) -> LineOutcome {
+        guard let number = line.word(), let size = line.word() else {
+            return .failure(ErrorText.missingArgument(.pub))
+        }
+        guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.pub)) }
+        guard size.count <= 10 else { return .failure(ErrorText.invalidPayloadSize(buffer[size])) }
+        var count = 0
+        for byte in buffer[size] {
+            guard byte >= ASCII.zero && byte <= ASCII.nine else {
+                return .failure(ErrorText.invalidPayloadSize(buffer[size]))
+            }
+            count = count * 10 + Int(byte - ASCII.zero)
+        }
+        guard count <= limits.maxPayload else {
+            return .failure(ErrorText.payloadTooBig(count, limit: limits.maxPayload))
+        }
+        return .publishHeader(number: number, count: count)
+    }
+
+    /// `SEND <number> <text>`: the text is everything after the one space that follows the number.
+    func parseSend(_ line: inout LineReader) -> LineOutcome {
+        guard let numberRange = line.word() else { return .failure(ErrorText.missingArgument(.send)) }
+        // `word()` stops on the space right after the number, or at the end of the line.
+        guard line.position < line.end else { return .failure(ErrorText.missingSendText) }
+        let text = (line.position + 1)..<line.end
+        guard text.count <= limits.maxPayload else {
+            return .failure(ErrorText.textTooBig(text.count, limit: limits.maxPayload))
+        }
+        switch name(line, numberRange, pattern: false) {
+        case .success(let number): return .command(.send(number: number, payload: line.bytes[text]))
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// `PING [<text>]`: the text is the rest of the line after the verb and its spaces, kept as is.
+    func parsePing(_ line: inout LineReader) -> LineOutcome {
+        line.skipSpaces()
+        let rest = line.rest
+        guard !rest.isEmpty else { return .command(.ping(text: nil)) }
+        return .command(.ping(text: String(decoding: buffer[rest], as: UTF8.self)))
+    }
+
+    /// `SUB <pattern> [from=<client-name>]`.
+    func parseSubscribe(_ line: inout LineReader) -> LineOutcome {
+        guard let patternRange = line.word() else { return .failure(ErrorText.missingArgument(.sub)) }
+        var from: String?
+        if let option = line.word() {
+            guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.sub)) }
+            guard let (key, value) = line.keyValue(option) else {
+                return .failure(ErrorText.unexpectedArgument(.sub, buffer[option]))
+            }
+            guard line.matches(key, "from") else { return .failure(ErrorText.unknownKey(.sub, buffer[key])) }
+            guard let client = ClientName.validate(buffer[value]) else {
+                return .failure(ErrorText.invalidClientName(buffer[value]))
+            }
+            from = client
+        }
+        switch name(line, patternRange, pattern: true) {
+        case .success(let pattern): return .command(.subscribe(pattern: pattern, from: from))
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// `LIST [<pattern>]`.
+    func parseList(_ line: inout LineReader) -> LineOutcome {
+        guard let patternRange = line.word() else { return .command(.list(pattern: nil)) }
+        guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.list)) }
+        switch name(line, patternRange, pattern: true) {
+        case .success(let pattern): return .command(.list(pattern: pattern))
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// `HELLO [name=<client-name>] [token=<secret>]`, keys in any order, each at most once.
+    func parseHello(_ line: inout LineReader) -> LineOutcome {
+        var name: String?
+        var token: String?
+        while let word = line.word() {
+            guard let (key, value) = line.keyValue(word) else {
+                return .failure(ErrorText.unexpectedArgument(.hello, buffer[word]))
+            }
+            if line.matches(key, "name") {
+                guard name == nil else { return .failure(ErrorText.repeatedKey(.hello, "name")) }
+                guard let client = ClientName.validate(buffer[value]) else {
+                    return .failure(ErrorText.invalidClientName(buffer[value]))
+                }
+                name = client
+            } else if line.matches(key, "token") {
+                guard token == nil else { return .failure(ErrorText.repeatedKey(.hello, "token")) }
+                guard !value.isEmpty, let secret = ClientName.printableUTF8(buffer[value]) else {
+                    return .failure(ErrorText.invalidToken)
+                }
+                token = secret
+            } else {
+                return .failure(ErrorText.unknownKey(.hello, buffer[key]))
+            }
+        }
+        return .command(.hello(name: name, token: token))
+    }
+}

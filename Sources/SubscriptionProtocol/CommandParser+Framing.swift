@@ -1,0 +1,93 @@
+import SubscriptionCenter
+
+/// Byte values the parser looks for.
+enum ASCII {
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    static let space: UInt8 = 0x20
+    static let equals = UInt8(ascii: "=")
+    static let zero = UInt8(ascii: "0")
+    static let nine = UInt8(ascii: "9")
+}
+
+/// A complete line in the buffer.
+struct LineSpan {
+    /// The line's bytes, without the LF and a CR right before it.
+    var content: Range<Int>
+    /// One past the LF: where the next line starts.
+    var end: Int
+}
+
+extension CommandParser {
+    /// Finds the next complete line, scanning only bytes not scanned before. Nil when more bytes are needed;
+    /// a `TOOBIG` failure when the line is (or must become) longer than `maxLine`.
+    mutating func takeLine() -> Result<LineSpan, ProtocolError>? {
+        let start = readIndex
+        let scanFrom = start + scanned
+        let end = writeIndex
+        let lf: Int? = buffer.withUnsafeBufferPointer { bytes in
+            var index = scanFrom
+            while index < end {
+                if bytes[index] == ASCII.lf { return index }
+                index += 1
+            }
+            return nil
+        }
+        let maxLine = limits.maxLine
+        guard let lf else {
+            scanned = end - start
+            // maxLine bytes and a CR may still end well; anything longer cannot.
+            if scanned > maxLine + 1 || (scanned == maxLine + 1 && buffer[end - 1] != ASCII.cr) {
+                return .failure(Self.lineTooLong(maxLine))
+            }
+            return nil
+        }
+        scanned = 0
+        var contentEnd = lf
+        if contentEnd > start && buffer[contentEnd - 1] == ASCII.cr { contentEnd -= 1 }
+        if contentEnd - start > maxLine { return .failure(Self.lineTooLong(maxLine)) }
+        return .success(LineSpan(content: start..<contentEnd, end: lf + 1))
+    }
+
+    /// Finishes the `PUB` whose line starts at `readIndex` once its payload and the LF (or CR LF) after it
+    /// are buffered. Nil while bytes are missing.
+    mutating func takePayload(_ pending: PendingPublish) -> Result<Command, ProtocolError>? {
+        let payloadStart = readIndex + pending.payloadOffset
+        let payloadEnd = payloadStart + pending.payloadCount
+        guard writeIndex > payloadEnd else { return nil }
+        let frameEnd: Int
+        switch buffer[payloadEnd] {
+        case ASCII.lf:
+            frameEnd = payloadEnd + 1
+        case ASCII.cr:
+            guard writeIndex > payloadEnd + 1 else { return nil }
+            guard buffer[payloadEnd + 1] == ASCII.lf else { return fail(Self.noLFAfterPayload(pending)) }
+            frameEnd = payloadEnd + 2
+        default:
+            return fail(Self.noLFAfterPayload(pending))
+        }
+        let numberStart = readIndex + pending.numberOffset
+        let numberBytes = buffer[numberStart..<(numberStart + pending.numberCount)]
+        readIndex = frameEnd
+        state = .awaitingLine
+        do {
+            try Names.check(numberBytes, allowWildcards: false)
+        } catch {
+            return .failure(Self.invalidName("number", numberBytes, error))
+        }
+        let number = String(decoding: numberBytes, as: UTF8.self)
+        return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd]))
+    }
+
+    static func lineTooLong(_ maxLine: Int) -> ProtocolError {
+        ProtocolError(.tooBig, "line longer than \(maxLine) bytes", closesConnection: true)
+    }
+
+    static func noLFAfterPayload(_ pending: PendingPublish) -> ProtocolError {
+        ProtocolError(
+            .proto,
+            "no LF after the \(pending.payloadCount)-byte payload of PUB (nbytes must be the exact payload size)",
+            closesConnection: true
+        )
+    }
+}

@@ -1,0 +1,66 @@
+import SubscriptionCenter
+
+/// What one command line turned out to be.
+enum LineOutcome {
+    /// Only spaces and CRs: skipped.
+    case blank
+    /// A complete command.
+    case command(Command)
+    /// A malformed command.
+    case failure(ProtocolError)
+    /// A valid `PUB` line: the payload of `count` bytes follows. `number` (absolute indexes) is not checked yet.
+    case publishHeader(number: Range<Int>, count: Int)
+}
+
+extension CommandParser {
+    /// Parses the command line in `buffer[content]` (LF and CR already dropped).
+    func parseLine(_ content: Range<Int>) -> LineOutcome {
+        var line = LineReader(bytes: buffer, position: content.lowerBound, end: content.upperBound)
+        if line.isBlank { return .blank }
+        guard let verbRange = line.word() else { return .blank }
+        guard let verb = Verb.find(buffer, verbRange) else {
+            return .failure(ErrorText.unknownVerb(buffer[verbRange]))
+        }
+        switch verb {
+        case .pub: return parsePublish(&line)
+        case .send: return parseSend(&line)
+        case .ping: return parsePing(&line)
+        case .sub: return parseSubscribe(&line)
+        case .unsub: return oneName(&line, verb, pattern: true).map { .unsubscribe(pattern: $0) }
+        case .hello: return parseHello(&line)
+        case .create: return oneName(&line, verb, pattern: false).map { .create(number: $0) }
+        case .remove: return oneName(&line, verb, pattern: false).map { .remove(number: $0) }
+        case .list: return parseList(&line)
+        case .stats: return line.isAtEnd ? .command(.stats) : .failure(ErrorText.extraArgument(verb))
+        case .quit: return line.isAtEnd ? .command(.quit) : .failure(ErrorText.extraArgument(verb))
+        }
+    }
+
+    /// A number (or, with `pattern`, a pattern) in `line[range]`, checked with `Names.check`.
+    func name(_ line: LineReader, _ range: Range<Int>, pattern: Bool) -> Result<String, ProtocolError> {
+        let bytes = line.bytes[range]
+        do {
+            try Names.check(bytes, allowWildcards: pattern)
+        } catch {
+            return .failure(Self.invalidName(pattern ? "pattern" : "number", bytes, error))
+        }
+        return .success(String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The single name argument of CREATE, REMOVE and UNSUB.
+    func oneName(_ line: inout LineReader, _ verb: Verb, pattern: Bool) -> Result<String, ProtocolError> {
+        guard let range = line.word() else { return .failure(ErrorText.missingArgument(verb)) }
+        guard line.isAtEnd else { return .failure(ErrorText.extraArgument(verb)) }
+        return name(line, range, pattern: pattern)
+    }
+}
+
+extension Result where Success == String, Failure == ProtocolError {
+    /// Turns a checked name into the command built from it.
+    fileprivate func map(_ makeCommand: (String) -> Command) -> LineOutcome {
+        switch self {
+        case .success(let name): return .command(makeCommand(name))
+        case .failure(let error): return .failure(error)
+        }
+    }
+}

@@ -1,0 +1,145 @@
+/// The server side of the line protocol: turns the bytes a client sends into ``Command`` values.
+///
+/// A byte-level state machine over one growable `[UInt8]` buffer with a read index and a write index
+/// (after nats-server `parser.go` and swift-nio-extras `LineBasedFrameDecoder`). Feed it bytes with
+/// ``append(_:)`` or ``withWritableTail(minimumCapacity:_:)``, then call ``next()`` until it returns nil.
+///
+/// How it reads the stream:
+/// - A line ends in LF; one CR right before the LF is dropped. The parser remembers how far it has scanned a
+///   partial line for LF, so no byte is scanned twice. Arguments are index ranges into the buffer; a `String` is
+///   made only for a validated name or a short text, never for the whole line.
+/// - Verbs are case-insensitive ASCII. Arguments are separated by one or more spaces (only 0x20); spaces at the
+///   start and end of a line are ignored. A blank line (only spaces and CRs) is skipped: no command, no error.
+/// - `key=value` arguments (`name=`, `token=`, `from=`) are matched case-sensitively, in lower case.
+/// - A line over ``ProtocolLimits/maxLine`` bytes (not counting LF and CR) is `TOOBIG` and closes the
+///   connection. It is reported as soon as more than `maxLine` bytes are buffered with no LF.
+/// - An unknown verb is `UNKNOWN` (the message quotes at most 32 bytes of it, control bytes as `?`). Missing or
+///   extra arguments, or an unknown `key=`, are `PROTO` and the connection stays open. Arguments are checked in
+///   that order: first their count and form (`PROTO`), then numbers and patterns (`NAME`, with the
+///   `Names.Problem` description: `invalid number 'a..b': has an empty token (...)`).
+/// - `HELLO [name=<client-name>] [token=<secret>]`: either key in any order, each at most once. A client name is
+///   1 to 64 bytes of valid UTF-8 with no space or control byte; a token is at least 1 byte of valid UTF-8 with
+///   no space or control byte; otherwise `PROTO` (the token is never quoted in the message). `SUB <pattern> [from=<client-name>]` uses the same client-name rule.
+/// - `CREATE <number>`, `REMOVE <number>`, `UNSUB <pattern>`, `LIST [<pattern>]`, `STATS`, `QUIT`: other
+///   argument counts are `PROTO`.
+/// - `PING [<text>]`: the text is the rest of the line after the verb and the spaces that follow it, kept as is
+///   (inner and trailing spaces included); nothing there means no text.
+/// - `SEND <number> <text>`: the text is everything after the ONE space that follows the number, to the end of
+///   the line (CR dropped), so `SEND N  x` sends `" x"` and `SEND N ` sends an empty text. `SEND N` with no
+///   space after the number is `PROTO`. A text over ``ProtocolLimits/maxPayload`` bytes is `TOOBIG` and closes.
+/// - `PUB <number> <nbytes>` LF, then exactly nbytes bytes (any bytes, LF included), then LF or CR LF. nbytes
+///   must be 1 to 10 ASCII digits, else `PROTO` and the connection stays open with nothing more consumed (the
+///   bytes after that line are read as commands). nbytes over `maxPayload` is `TOOBIG` and closes. If the bytes
+///   after the payload are not LF or CR LF, that is `PROTO` and closes ("no LF after a payload"). The number is
+///   checked only after the payload is consumed, so an invalid number is `NAME`, the stream stays in sync and
+///   the connection open. The payload is returned as a slice of the buffer, not copied.
+/// - After a failure whose `closesConnection` is true the parser is finished: ``next()`` returns nil forever
+///   and bytes appended later are dropped.
+///
+/// Memory: consumed bytes are dropped, and the unread ones moved to the front of the buffer, only inside
+/// ``append(_:)`` and ``withWritableTail(minimumCapacity:_:)``, reusing the buffer's capacity. When the caller
+/// drains ``next()`` until nil before each append, the buffer never holds more than
+/// `maxLine + maxPayload + 4` bytes plus what that append adds (a partial `PUB` line plus its partial payload).
+public struct CommandParser {
+    /// The limits in force; settable at any time (a configuration reload). A `PUB` whose header was already
+    /// accepted keeps the payload size it announced.
+    public var limits: ProtocolLimits
+
+    /// The storage; `buffer.count` is the capacity in use, bytes `readIndex..<writeIndex` are unread.
+    var buffer: [UInt8] = []
+    /// The first byte not consumed by ``next()``. While a payload is awaited, the start of its `PUB` line.
+    var readIndex = 0
+    /// One past the last byte received.
+    var writeIndex = 0
+    /// How many bytes after `readIndex` are known to hold no LF (while a line is awaited).
+    var scanned = 0
+    /// What the parser waits for.
+    var state = State.awaitingLine
+
+    /// What the parser waits for next.
+    enum State {
+        /// A command line.
+        case awaitingLine
+        /// The payload of the `PUB` whose line starts at `readIndex`.
+        case awaitingPayload(PendingPublish)
+        /// Nothing: a failure closed the connection.
+        case finished
+    }
+
+    /// A `PUB` line that was accepted; offsets are relative to `readIndex` so compaction keeps them valid.
+    struct PendingPublish {
+        /// Where the number starts.
+        var numberOffset: Int
+        /// The number's length in bytes.
+        var numberCount: Int
+        /// Where the payload starts (just after the LF of the `PUB` line).
+        var payloadOffset: Int
+        /// The announced payload size.
+        var payloadCount: Int
+    }
+
+    /// Makes an empty parser enforcing `limits`.
+    public init(limits: ProtocolLimits = ProtocolLimits()) {
+        self.limits = limits
+    }
+
+    /// The bytes held and not yet consumed by ``next()`` (a pending `PUB` line included), for memory accounting.
+    public var bufferedByteCount: Int { writeIndex - readIndex }
+
+    /// The bytes of storage the parser holds (at least ``bufferedByteCount``), for memory accounting.
+    public var bufferCapacity: Int { buffer.count }
+
+    /// True once a failure closed the connection: ``next()`` returns nil from now on.
+    public var isFinished: Bool {
+        if case .finished = state { return true }
+        return false
+    }
+
+    /// The next complete command, `.failure` for a malformed one, nil when more bytes are needed.
+    /// After a failure whose `closesConnection` is true the parser is finished and returns nil forever.
+    public mutating func next() -> Result<Command, ProtocolError>? {
+        while true {
+            switch state {
+            case .finished:
+                return nil
+            case .awaitingPayload(let pending):
+                return takePayload(pending)
+            case .awaitingLine:
+                guard let line = takeLine() else { return nil }
+                switch line {
+                case .failure(let error):
+                    return fail(error)
+                case .success(let span):
+                    switch parseLine(span.content) {
+                    case .blank:
+                        readIndex = span.end
+                        continue
+                    case .command(let command):
+                        readIndex = span.end
+                        return .success(command)
+                    case .failure(let error):
+                        if error.closesConnection { return fail(error) }
+                        readIndex = span.end
+                        return .failure(error)
+                    case .publishHeader(let number, let count):
+                        state = .awaitingPayload(PendingPublish(
+                            numberOffset: number.lowerBound - readIndex,
+                            numberCount: number.count,
+                            payloadOffset: span.end - readIndex,
+                            payloadCount: count
+                        ))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the parse with `error`: drops every buffered byte and returns the failure.
+    mutating func fail(_ error: ProtocolError) -> Result<Command, ProtocolError> {
+        state = .finished
+        readIndex = 0
+        writeIndex = 0
+        scanned = 0
+        return .failure(error)
+    }
+}

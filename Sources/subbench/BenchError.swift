@@ -1,0 +1,44 @@
+import Glibc
+
+/// Everything that can stop a benchmark run, each with a message a person can act on.
+enum BenchError: Error, CustomStringConvertible {
+    /// The command line is wrong; the text says what to change.
+    case usage(String)
+    /// A TCP connection to the server could not be opened.
+    case connect(target: String, errno: Int32)
+    /// A system call on an open connection failed.
+    case io(what: String, errno: Int32)
+    /// The server closed a connection while the benchmark still needed it.
+    case connectionClosed(String)
+    /// The server sent bytes that break the line protocol.
+    case protocolViolation(String)
+    /// The server answered a setup command (`CREATE`, `SUB`) with `-ERR`.
+    case refused(command: String, reply: String)
+    /// The subd binary could not be started or did not report its port.
+    case daemon(String)
+
+    var description: String {
+        switch self {
+        case .usage(let text):
+            return text
+        case .connect(let target, let code):
+            return "cannot connect to \(target): \(errnoText(code)) (is subd running?)"
+        case .io(let what, let code):
+            return "\(what) failed: \(errnoText(code))"
+        case .connectionClosed(let what):
+            return "the server closed the connection \(what)"
+        case .protocolViolation(let text):
+            return "protocol violation from the server: \(text)"
+        case .refused(let command, let reply):
+            return "the server refused '\(command)': \(reply)"
+        case .daemon(let text):
+            return text
+        }
+    }
+}
+
+/// The C library's text for an errno value, e.g. "connection refused".
+func errnoText(_ code: Int32) -> String {
+    guard let text = strerror(code) else { return "errno \(code)" }
+    return String(cString: text).lowercased()
+}

@@ -1,0 +1,159 @@
+import Glibc
+
+/// Where the daemon under test comes from.
+enum BenchTarget: Sendable {
+    /// Start this subd binary on an ephemeral port and stop it at the end.
+    case spawn(path: String)
+    /// Use a daemon that is already running; `pid`, when known, gives its peak RSS.
+    case running(host: String, port: String, pid: Int32?)
+}
+
+/// The parsed command line of subbench.
+struct BenchOptions: Sendable {
+    /// The daemon to measure.
+    var target: BenchTarget
+    /// How many subscriber connections receive every message.
+    var subscribers = 10
+    /// How many messages the publisher sends in the throughput phase.
+    var messages = 500_000
+    /// Payload size of each message in bytes.
+    var size = 128
+    /// Most publishes sent but not yet acknowledged.
+    var window = 1000
+    /// The subscription number used for the run.
+    var number = "BENCH"
+    /// One-at-a-time publishes timed after the throughput phase (0: none).
+    var latencySamples = 1000
+    /// Seconds the whole run may take before it is abandoned.
+    var timeoutSeconds = 120.0
+
+    /// The help text printed by `--help` and after a usage error.
+    static let usage = """
+        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID]] [--subscribers N] [--messages N]
+                        [--size BYTES] [--window N] [--number NAME] [--latency-samples N] [--timeout SECONDS]
+
+        Fan-out benchmark for subd: one publisher pipelines PUB frames (at most --window unacknowledged)
+        to N subscribers of one number, then times --latency-samples single PUB round-trips.
+
+          --subd PATH            start this subd binary on 127.0.0.1:0 and stop it at the end
+                                 (default: the subd next to subbench, if there is one)
+          --server HOST:PORT     use a running daemon instead
+          --pid PID              with --server: the daemon's process id, to report its peak RSS
+          --subscribers N        subscriber connections (default 10)
+          --messages N           messages to publish (default 500000)
+          --size BYTES           payload size (default 128)
+          --window N             most publishes in flight (default 1000)
+          --number NAME          subscription number to use (default BENCH)
+          --latency-samples N    single PUB round-trips to time afterwards, 0 for none (default 1000)
+          --timeout SECONDS      give up after this long (default 120)
+
+        Exit status: 0 all messages delivered and counted right, 1 timeout, lost, extra or miscounted
+        messages or a server error, 64 usage error.
+        """
+
+    /// Parses the arguments that follow the program name; `nil` means help was asked for.
+    static func parse(_ arguments: [String]) throws(BenchError) -> BenchOptions? {
+        var subdPath: String?
+        var server: String?
+        var pid: Int32?
+        var options = BenchOptions(target: .spawn(path: ""))
+        var index = 0
+        func value(_ name: String) throws(BenchError) -> String {
+            index += 1
+            guard index < arguments.count else { throw .usage("\(name) needs a value") }
+            return arguments[index]
+        }
+        func count(_ name: String, minimum: Int) throws(BenchError) -> Int {
+            let text = try value(name)
+            guard let number = Int(text), number >= minimum else {
+                throw .usage("\(name) needs a whole number of at least \(minimum), not '\(text)'")
+            }
+            return number
+        }
+        while index < arguments.count {
+            let argument = arguments[index]
+            switch argument {
+            case "-h", "--help": return nil
+            case "--subd": subdPath = try value(argument)
+            case "--server": server = try value(argument)
+            case "--pid": pid = Int32(try count(argument, minimum: 1))
+            case "--subscribers": options.subscribers = try count(argument, minimum: 0)
+            case "--messages": options.messages = try count(argument, minimum: 1)
+            case "--size": options.size = try count(argument, minimum: 0)
+            case "--window": options.window = try count(argument, minimum: 1)
+            case "--latency-samples": options.latencySamples = try count(argument, minimum: 0)
+            case "--number":
+                options.number = try value(argument)
+                guard isPlainNumber(options.number) else {
+                    throw .usage("--number needs a subscription number without spaces or wildcards")
+                }
+            case "--timeout":
+                let text = try value(argument)
+                guard let seconds = Double(text), seconds > 0 else {
+                    throw .usage("--timeout needs a number of seconds above 0, not '\(text)'")
+                }
+                options.timeoutSeconds = seconds
+            default:
+                throw .usage("unknown argument '\(argument)'")
+            }
+            index += 1
+        }
+        options.target = try target(subdPath: subdPath, server: server, pid: pid)
+        return options
+    }
+
+    private static func target(subdPath: String?, server: String?, pid: Int32?) throws(BenchError) -> BenchTarget {
+        switch (subdPath, server) {
+        case (.some, .some):
+            throw .usage("give either --subd or --server, not both")
+        case (.some(let path), nil):
+            guard pid == nil else { throw .usage("--pid goes with --server only") }
+            return .spawn(path: path)
+        case (nil, .some(let address)):
+            let (host, port) = try splitHostPort(address)
+            return .running(host: host, port: port, pid: pid)
+        case (nil, nil):
+            guard pid == nil else { throw .usage("--pid goes with --server only") }
+            guard let path = siblingSubd() else {
+                throw .usage("no subd next to subbench: give --subd PATH or --server HOST:PORT")
+            }
+            return .spawn(path: path)
+        }
+    }
+
+    /// Splits `HOST:PORT` (or `[IPv6]:PORT`) at its last colon.
+    static func splitHostPort(_ address: String) throws(BenchError) -> (host: String, port: String) {
+        guard let colon = address.lastIndex(of: ":") else {
+            throw .usage("--server needs HOST:PORT, e.g. 127.0.0.1:7827, not '\(address)'")
+        }
+        var host = String(address[..<colon])
+        let port = String(address[address.index(after: colon)...])
+        if host.hasPrefix("["), host.hasSuffix("]") {
+            host = String(host.dropFirst().dropLast())
+        }
+        guard !host.isEmpty, let portNumber = Int(port), (1...65535).contains(portNumber) else {
+            throw .usage("--server needs HOST:PORT, e.g. 127.0.0.1:7827, not '\(address)'")
+        }
+        return (host, port)
+    }
+
+    /// True for a name that can be sent as one protocol word and is not a wildcard pattern.
+    private static func isPlainNumber(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard !bytes.isEmpty, bytes.count <= 200 else { return false }
+        let hasBadByte = bytes.contains { $0 <= 0x20 || $0 == 0x7F }
+        let tokens = name.split(separator: ".", omittingEmptySubsequences: false)
+        return !hasBadByte && !tokens.contains { $0.isEmpty || $0 == "*" || $0 == ">" }
+    }
+
+    /// The `subd` binary in the same folder as this executable, when there is one.
+    private static func siblingSubd() -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let executable = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = executable.lastIndex(of: "/") else { return nil }
+        let candidate = String(executable[..<slash]) + "/subd"
+        return access(candidate, X_OK) == 0 ? candidate : nil
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// Everything the watchdog needs to say what arrived when a run times out.
+final class ProgressBoard: Sendable {
+    /// The publisher's counters.
+    let publisher = PublisherProgress()
+    private let subscribers = Mutex<[SubscriberProgress]>([])
+    private let daemon = Mutex<DaemonProcess?>(nil)
+
+    /// Adds a subscriber to report on.
+    func add(_ subscriber: SubscriberProgress) {
+        subscribers.withLock { $0.append(subscriber) }
+    }
+
+    /// Records the started daemon, so a timeout can stop it.
+    func setDaemon(_ started: DaemonProcess) {
+        daemon.withLock { $0 = started }
+    }
+
+    /// Prints what arrived, stops a started daemon and exits with status 1.
+    func timedOut(after seconds: Double, options: BenchOptions) -> Never {
+        let total = options.messages + options.latencySamples
+        var lines = [
+            "subbench: timed out after \(BenchFormat.decimals(seconds, places: 0)) s",
+            "published \(publisher.sent.load(ordering: .relaxed)) of \(total) msgs, "
+                + "\(publisher.acknowledged.load(ordering: .relaxed)) acknowledged",
+        ]
+        for subscriber in subscribers.withLock({ $0 }) {
+            var line = "subscriber \(subscriber.index): received \(subscriber.received.load(ordering: .relaxed))"
+                + " of \(total) msgs"
+            if let failure = subscriber.failure.withLock({ $0 }) { line += " (stopped: \(failure))" }
+            lines.append(line)
+        }
+        if let started = daemon.withLock({ $0 }) {
+            _ = started.stop(seconds: 5)
+            lines.append("subd's last stderr lines:")
+            lines += started.log.recentLines.map { "  " + $0 }
+        }
+        for line in lines { Console.out(line) }
+        exit(1)
+    }
+}

@@ -1,0 +1,91 @@
+import SubscriptionCenter
+import XCTest
+
+final class NamesTests: XCTestCase {
+    func testValidNumbers() {
+        let valid = ["SCIENCE", "SCIENCE.physics", "a-b_c.d:e", "Ünïcödé.x", "a*", ">x", "x>.*y", "1.2.3",
+                     String(repeating: "a", count: Names.maxLength)]
+        for name in valid {
+            XCTAssertNoThrow(try Names.checkNumber(name), name)
+            XCTAssertEqual(try Names.checkPattern(name), false, "\(name) holds no wildcard")
+        }
+    }
+
+    func testInvalidNumbers() {
+        let cases: [(String, Names.Problem)] = [
+            ("", .empty),
+            (String(repeating: "a", count: Names.maxLength + 1), .tooLong(Names.maxLength + 1)),
+            ("A B", .forbiddenByte(0x20)),
+            ("A\tB", .forbiddenByte(0x09)),
+            ("A\nB", .forbiddenByte(0x0A)),
+            ("A\u{7F}", .forbiddenByte(0x7F)),
+            ("A..B", .emptyToken),
+            (".A", .emptyToken),
+            ("A.", .emptyToken),
+            (".", .emptyToken),
+            ("*", .wildcardInNumber),
+            (">", .wildcardInNumber),
+            ("A.*", .wildcardInNumber),
+            ("A.>", .wildcardInNumber),
+            ("*.A", .wildcardInNumber),
+        ]
+        for (name, problem) in cases {
+            XCTAssertThrowsError(try Names.checkNumber(name), name.debugDescription) { error in
+                XCTAssertEqual(error as? Names.Problem, problem, name.debugDescription)
+            }
+        }
+    }
+
+    func testPatterns() {
+        let wildcard = [">", "*", "A.*", "A.>", "*.*.>", "A.*.C", "*.B"]
+        for pattern in wildcard {
+            XCTAssertEqual(try Names.checkPattern(pattern), true, pattern)
+        }
+        let cases: [(String, Names.Problem)] = [
+            ("", .empty),
+            ("A.>.B", .fullWildcardNotLast),
+            (">.A", .fullWildcardNotLast),
+            ("A..*", .emptyToken),
+            ("A.*.", .emptyToken),
+            ("A *", .forbiddenByte(0x20)),
+            (String(repeating: "*.", count: 100) + "*", .tooLong(201)),
+        ]
+        for (pattern, problem) in cases {
+            XCTAssertThrowsError(try Names.checkPattern(pattern), pattern.debugDescription) { error in
+                XCTAssertEqual(error as? Names.Problem, problem, pattern.debugDescription)
+            }
+        }
+    }
+
+    func testRawBytesMustBeUTF8() {
+        XCTAssertThrowsError(try Names.check([0x41, 0xFF, 0x42], allowWildcards: true)) { error in
+            XCTAssertEqual(error as? Names.Problem, .invalidUTF8)
+        }
+        XCTAssertEqual(try Names.check(Array("A.*".utf8), allowWildcards: true), true)
+    }
+
+    func testCenterReportsTheProblem() {
+        let center = SubscriptionCenter<String>()
+        let probe = Probe("p")
+        XCTAssertThrowsError(try center.create("A.*")) { error in
+            XCTAssertEqual(error as? CenterError, .invalidName("A.*", .wildcardInNumber))
+        }
+        XCTAssertThrowsError(try center.add(probe, to: "A.>.B")) { error in
+            XCTAssertEqual(error as? CenterError, .invalidName("A.>.B", .fullWildcardNotLast))
+        }
+        XCTAssertThrowsError(try center.list(matching: "A..B")) { error in
+            XCTAssertEqual(error as? CenterError, .invalidName("A..B", .emptyToken))
+        }
+        XCTAssertFalse(center.remove(probe, from: "A..B"), "an invalid pattern is simply not subscribed")
+        XCTAssertEqual(center.numberCount, 0)
+        XCTAssertEqual(center.subscriptionCount, 0)
+    }
+
+    func testErrorDescriptions() {
+        XCTAssertEqual(CenterError.notFound("X").description, "no such number: X")
+        XCTAssertEqual(CenterError.invalidName("A B", .forbiddenByte(0x20)).description,
+                       "invalid name 'A B': it holds a space")
+        XCTAssertEqual(CenterError.limit("at most 2 numbers may exist").description,
+                       "limit reached: at most 2 numbers may exist")
+    }
+}

@@ -1,0 +1,66 @@
+import SubscriptionCenter
+
+/// A record of deliveries shared by several probes, so that calls to a released probe are still visible.
+final class DeliveryLog {
+    /// (probe name, number, message) in delivery order.
+    var entries: [(customer: String, number: String, message: String)] = []
+
+    /// How many deliveries the named probe got.
+    func count(for customer: String) -> Int { entries.filter { $0.customer == customer }.count }
+}
+
+/// A customer for tests: logs what it receives and can run a hook inside `receive`.
+final class Probe: Customer {
+    typealias Message = String
+
+    let name: String
+    let log: DeliveryLog
+    /// What `receive` returns.
+    var accepts = true
+    /// Run inside `receive`, after logging (for re-entrancy tests).
+    var onReceive: ((Probe, String, String) -> Void)?
+    /// (number, message) received by this probe.
+    private(set) var received: [(number: String, message: String)] = []
+
+    init(_ name: String, log: DeliveryLog = DeliveryLog(), accepts: Bool = true) {
+        self.name = name
+        self.log = log
+        self.accepts = accepts
+    }
+
+    func receive(_ message: String, on number: String) -> Bool {
+        received.append((number, message))
+        log.entries.append((name, number, message))
+        onReceive?(self, message, number)
+        return accepts
+    }
+}
+
+/// A small deterministic random generator (SplitMix64), so failures replay.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// An independent, obviously-correct pattern matcher used as the reference in tests.
+func referenceMatches(pattern: String, number: String) -> Bool {
+    let p = pattern.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    let n = number.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    func match(_ i: Int, _ j: Int) -> Bool {
+        if i == p.count { return j == n.count }
+        if p[i] == ">" && i == p.count - 1 { return j < n.count }
+        if j == n.count { return false }
+        if p[i] == "*" || p[i] == n[j] { return match(i + 1, j + 1) }
+        return false
+    }
+    return match(0, 0)
+}

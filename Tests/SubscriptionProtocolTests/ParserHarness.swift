@@ -1,0 +1,172 @@
+import XCTest
+
+@testable import SubscriptionProtocol
+
+/// A small, fast, seeded generator (SplitMix64), so every random test can be replayed from its seed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// How the input reaches the parser.
+enum FeedMode: CustomStringConvertible {
+    /// One `append(contentsOf:)` with every byte.
+    case allAtOnce
+    /// One `append(_: UnsafeRawBufferPointer)` per byte.
+    case byteByByte
+    /// Chunks of random size (0 to 97 bytes, sometimes thousands), written through `withWritableTail` or
+    /// `append`, chosen by the seeded generator.
+    case randomChunks(seed: UInt64)
+
+    var description: String {
+        switch self {
+        case .allAtOnce: return "all at once"
+        case .byteByByte: return "one byte at a time"
+        case .randomChunks(let seed): return "random chunks, seed \(seed)"
+        }
+    }
+}
+
+typealias ParseResult = Result<Command, ProtocolError>
+
+/// The bytes of `text` (a convenience for test inputs).
+func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+
+/// A successful PUB with `payload`.
+func publish(_ number: String, _ payload: [UInt8]) -> ParseResult {
+    .success(.publish(number: number, payload: payload[...]))
+}
+
+/// A successful SEND with `text`.
+func send(_ number: String, _ text: String) -> ParseResult {
+    .success(.send(number: number, payload: bytes(text)[...]))
+}
+
+/// The result of a failure with `code`, whatever its message.
+func failureCode(_ result: ParseResult) -> ErrorCode? {
+    if case .failure(let error) = result { return error.code }
+    return nil
+}
+
+/// Feeds `input` in `mode`, draining `next()` after every append, and returns every result. Checks on the way
+/// that the parser stays bounded (`maxLine + maxPayload + 4` bytes held after a drain) and that it stays silent
+/// after a failure that closes the connection.
+func parse(
+    _ input: [UInt8],
+    limits: ProtocolLimits = ProtocolLimits(),
+    mode: FeedMode,
+    file: StaticString = #filePath,
+    line: UInt = #line
+) -> [ParseResult] {
+    var parser = CommandParser(limits: limits)
+    var results: [ParseResult] = []
+    var closed = false
+    let bound = limits.maxLine + limits.maxPayload + 4
+
+    func drain() {
+        while let result = parser.next() {
+            XCTAssertFalse(closed, "a result after a closing failure (\(mode))", file: file, line: line)
+            results.append(result)
+            if case .failure(let error) = result, error.closesConnection { closed = true }
+        }
+        XCTAssertLessThanOrEqual(parser.bufferedByteCount, bound, "held too much (\(mode))", file: file, line: line)
+        if closed {
+            XCTAssertTrue(parser.isFinished, file: file, line: line)
+            XCTAssertEqual(parser.bufferedByteCount, 0, file: file, line: line)
+        }
+    }
+
+    switch mode {
+    case .allAtOnce:
+        parser.append(contentsOf: input)
+        drain()
+    case .byteByByte:
+        for byte in input {
+            withUnsafeBytes(of: byte) { parser.append($0) }
+            drain()
+        }
+    case .randomChunks(let seed):
+        var generator = SeededGenerator(seed: seed)
+        var offset = 0
+        while offset < input.count {
+            let big = Int.random(in: 0..<8, using: &generator) == 0
+            let size = min(input.count - offset, Int.random(in: 0...(big ? 5000 : 97), using: &generator))
+            let chunk = input[offset..<(offset + size)]
+            if Bool.random(using: &generator) {
+                // Ask for more space than is used, as a read(2) into the tail would.
+                let extra = Int.random(in: 0...64, using: &generator)
+                let written = parser.withWritableTail(minimumCapacity: size + extra) { space in
+                    XCTAssertGreaterThanOrEqual(space.count, size + extra, file: file, line: line)
+                    chunk.withUnsafeBytes { space.copyMemory(from: $0) }
+                    return size
+                }
+                XCTAssertEqual(written, size, file: file, line: line)
+            } else {
+                parser.append(contentsOf: chunk)
+            }
+            offset += size
+            drain()
+        }
+    }
+    // Nothing is left over: another empty look gives nothing.
+    XCTAssertNil(parser.next(), file: file, line: line)
+    return results
+}
+
+/// Parses `input` all at once, one byte at a time and in random chunks with `seeds`, asserts that every mode
+/// gives the same results, and returns them.
+@discardableResult
+func parseInAllModes(
+    _ input: [UInt8],
+    limits: ProtocolLimits = ProtocolLimits(),
+    seeds: Range<UInt64> = 0..<40,
+    byteByByte: Bool = true,
+    file: StaticString = #filePath,
+    line: UInt = #line
+) -> [ParseResult] {
+    let reference = parse(input, limits: limits, mode: .allAtOnce, file: file, line: line)
+    var modes = seeds.map { FeedMode.randomChunks(seed: $0) }
+    if byteByByte { modes.append(.byteByByte) }
+    for mode in modes {
+        let results = parse(input, limits: limits, mode: mode, file: file, line: line)
+        if results != reference {
+            XCTFail("\(mode) gave \(results.count) results that differ from all at once", file: file, line: line)
+            return reference
+        }
+    }
+    return reference
+}
+
+/// Asserts that `input` parses to `expected` in every feeding mode.
+func assertParses(
+    _ input: [UInt8],
+    _ expected: [ParseResult],
+    limits: ProtocolLimits = ProtocolLimits(),
+    seeds: Range<UInt64> = 0..<40,
+    file: StaticString = #filePath,
+    line: UInt = #line
+) {
+    let results = parseInAllModes(input, limits: limits, seeds: seeds, file: file, line: line)
+    XCTAssertEqual(results, expected, file: file, line: line)
+}
+
+/// Asserts that `input` parses to `expected` in every feeding mode.
+func assertParses(
+    _ input: String,
+    _ expected: [ParseResult],
+    limits: ProtocolLimits = ProtocolLimits(),
+    seeds: Range<UInt64> = 0..<40,
+    file: StaticString = #filePath,
+    line: UInt = #line
+) {
+    assertParses(bytes(input), expected, limits: limits, seeds: seeds, file: file, line: line)
+}
