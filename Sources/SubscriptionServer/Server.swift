@@ -132,7 +132,8 @@ public final class Server: @unchecked Sendable {
 
     private func startAccepting(_ socket: ListeningSocket) {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
-        source.setEventHandler { [weak self] in self?.acceptConnections(on: socket.fd) }
+        // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
+        source.setEventHandler { self.acceptConnections(on: socket.fd) }
         source.setCancelHandler { Syscall.close(socket.fd) }
         listeners.append((socket, source))
         source.resume()
@@ -164,6 +165,7 @@ public final class Server: @unchecked Sendable {
                 fd: fd,
                 server: self,
                 limits: ProtocolLimits(maxLine: configuration.maxLine, maxPayload: configuration.maxPayload),
+                maxPending: configuration.maxPending,
                 needsAuthentication: configuration.authToken != nil
             )
             nextSessionID += 1

@@ -29,8 +29,11 @@ final class Session: Customer, @unchecked Sendable {
     let id: UInt64
     /// The socket.
     let fd: Int32
-    /// The engine that owns this session (it outlives every session).
-    unowned let server: Server
+    /// The engine that owns this session. `unowned(unsafe)`: the server outlives every session (it tears them all
+    /// down before it could go), and a checked reference would cost two atomic operations per delivery.
+    unowned(unsafe) let server: Server
+    /// `max_pending` when the session started: output past it cuts a subscriber off.
+    let maxPending: Int
     /// Incremental command parser reading straight from the socket.
     var parser: CommandParser
     /// Ordered pending output.
@@ -59,8 +62,9 @@ final class Session: Customer, @unchecked Sendable {
     /// ...and read again once it is below this.
     private static let resumeReadingBelow = 1 << 20
 
-    init(id: UInt64, fd: Int32, server: Server, limits: ProtocolLimits, needsAuthentication: Bool) {
+    init(id: UInt64, fd: Int32, server: Server, limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool) {
         self.id = id
+        self.maxPending = maxPending
         self.fd = fd
         self.server = server
         self.parser = CommandParser(limits: limits)
@@ -84,12 +88,12 @@ final class Session: Customer, @unchecked Sendable {
     /// instead, and the message is not counted; nobody else waits for it.
     func receive(_ frame: Frame, on number: String) -> Bool {
         guard state == .open else { return false }
-        if output.pendingBytes + frame.count > server.configuration.maxPending {
+        if output.pendingBytes + frame.count > maxPending {
             server.cutSlowConsumer(self)
             return false
         }
         output.append(frame: frame)
-        server.markDirty(self)
+        if !isDirty { server.markDirty(self) }
         return true
     }
 
