@@ -34,7 +34,7 @@ let package = Package(
             ]
         ),
         // A Swift client for the protocol (async/await).
-        .target(name: "SubscriptionClient", dependencies: ["CSubdShim"]),
+        .target(name: "SubscriptionClient"),
         .executableTarget(
             name: "subd",
             dependencies: [

@@ -39,7 +39,8 @@ public final class Server: @unchecked Sendable {
     private var sessions: [UInt64: Session] = [:]
     private var dirty: [Session] = []
     private var nextSessionID: UInt64 = 1
-    private var isDraining = false
+    /// True once shutdown began: no new connections, every session closes as soon as its output is out.
+    private(set) var isDraining = false
     private var drainCompletion: (@Sendable () -> Void)?
     /// When the server was made, for uptime.
     let startedAt = ContinuousClock.now

@@ -261,7 +261,8 @@ final class Session: Customer, @unchecked Sendable {
 
     /// Output is all out: tell the peer we are done writing; close now if it is done too.
     private func finishClosing() {
-        if peerClosed {
+        // While the daemon drains, nobody waits for slow peers: the output is out, so close.
+        if peerClosed || server.isDraining {
             server.close(self, reason: "closed")
         } else {
             shutdown(fd, Int32(SHUT_WR))

@@ -1,4 +1,5 @@
 import Configuration
+import Foundation
 import Logging
 import SubscriptionServer
 import SystemPackage
@@ -43,6 +44,10 @@ struct ConfigLoader {
         ]
         let file = arguments.configFile ?? defaultFile
         do {
+            // A file of comments only (every key left at its default) is no YAML mapping; read it as empty.
+            if let text = try? String(contentsOfFile: file, encoding: .utf8), Self.holdsOnlyComments(text) {
+                return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file)
+            }
             let provider = try await FileProvider<YAMLSnapshot>(
                 filePath: FilePath(file),
                 allowMissing: arguments.configFile == nil
@@ -53,6 +58,14 @@ struct ConfigLoader {
         }
         let loader = ConfigLoader(reader: ConfigReader(providers: providers))
         return try loader.settings(file: file)
+    }
+
+    /// True when YAML text has nothing but blank lines, comments and document markers.
+    static func holdsOnlyComments(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).allSatisfy { line in
+            let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
+            return trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed == "---" || trimmed == "..."
+        }
     }
 
     private func settings(file: String) throws(ConfigurationError) -> Loaded {

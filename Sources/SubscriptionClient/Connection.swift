@@ -1,0 +1,363 @@
+import Dispatch
+import Glibc
+
+/// One connected socket to a subd server, driven by Dispatch sources on its own serial queue.
+///
+/// Every mutable property is touched only on `queue`; the public methods hop onto it. Commands are written
+/// in the order they are submitted and their replies handed back in the same order (FIFO), so callers may
+/// pipeline. Pushes go to the ``SubscriptionSink``s. Writes that would block wait in `output` for a write
+/// source; nothing blocks the queue and nothing spins.
+final class Connection: @unchecked Sendable {
+    private enum State {
+        /// Commands are accepted.
+        case open
+        /// QUIT was sent; no new command is accepted; the end of the connection is expected.
+        case closing
+        /// The socket is closed (or closing); every command fails with ``ClientError/connectionLost``.
+        case closed
+    }
+
+    /// Bytes asked of one read(2).
+    private static let readSize = 64 * 1024
+
+    /// The endpoint as text, for messages.
+    let endpoint: String
+    private let queue: DispatchQueue
+    private let fd: Int32
+    private var state = State.open
+    private var readSource: DispatchSourceRead?
+    private var writeSource: DispatchSourceWrite?
+    private var writeSourceSuspended = true
+    private var liveSources = 0
+    private var output: [UInt8] = []
+    private var outputIndex = 0
+    private var writeBroken = false
+    private let readBuffer: UnsafeMutableRawBufferPointer
+    private var parser = ServerMessageParser()
+    private var waiting = ReplyQueue()
+    private var sinks: [SubscriptionSink] = []
+    private var nextSinkID = 0
+
+    /// Takes ownership of `fd`, a connected non-blocking stream socket, and starts reading it. The read and
+    /// write sources hold the connection until the socket is closed.
+    init(fd: Int32, endpoint: String) {
+        self.fd = fd
+        self.endpoint = endpoint
+        self.queue = DispatchQueue(label: "subd.client.connection")
+        self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 1)
+        let reader = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        let writer = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        readSource = reader
+        writeSource = writer
+        liveSources = 2
+        reader.setEventHandler { [self] in handleReadable() }
+        reader.setCancelHandler { [self] in sourceCancelled() }
+        writer.setEventHandler { [self] in flushOutput() }
+        writer.setCancelHandler { [self] in sourceCancelled() }
+        reader.resume()
+    }
+
+    deinit {
+        readBuffer.deallocate()
+    }
+
+    // MARK: - Commands
+
+    /// Sends one command and waits for its reply.
+    func request(_ command: [UInt8]) async -> Result<ServerReply, ClientError> {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                enqueue(command) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    /// Sends the commands back to back (in this order, with no other command between them) and waits for
+    /// all their replies, in the same order.
+    func requests(_ commands: [[UInt8]]) async -> [Result<ServerReply, ClientError>] {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                enqueueAll(commands) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    /// Registers a sink for `patterns` before sending their SUB commands, so no push that follows a SUB is
+    /// lost. When a SUB is refused, the sink is dropped, the patterns that were taken are given back
+    /// (UNSUB) and the first refusal is returned.
+    func subscribe(
+        _ patterns: [Pattern],
+        commands: [[UInt8]],
+        from: String?,
+        continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation
+    ) async -> Result<Int, ClientError> {
+        await withCheckedContinuation { (done: CheckedContinuation<Result<Int, ClientError>, Never>) in
+            queue.async { [self] in
+                guard state == .open else {
+                    continuation.finish()
+                    done.resume(returning: .failure(.connectionLost))
+                    return
+                }
+                let id = nextSinkID
+                nextSinkID += 1
+                sinks.append(SubscriptionSink(id: id, patterns: patterns, from: from, continuation: continuation))
+                enqueueAll(commands) { [self] results in
+                    let refusals = results.enumerated().compactMap { index, result in
+                        Self.refusal(result).map { (index, $0) }
+                    }
+                    guard let firstRefusal = refusals.first?.1 else {
+                        done.resume(returning: .success(id))
+                        return
+                    }
+                    let refused = Set(refusals.map(\.0))
+                    let taken = patterns.indices.filter { !refused.contains($0) }.map { patterns[$0].text }
+                    dropSink(id, unsubscribing: taken)
+                    continuation.finish()
+                    done.resume(returning: .failure(firstRefusal))
+                }
+            }
+        }
+    }
+
+    /// Called when a ``Subscription``'s stream ends on the consumer's side (iteration cancelled, or the
+    /// stream dropped): forgets its sink and sends UNSUB for the patterns no other subscription holds.
+    func subscriptionEnded(_ id: Int) {
+        queue.async { [self] in
+            guard let sink = sinks.first(where: { $0.id == id }) else { return }
+            dropSink(id, unsubscribing: sink.patterns.map(\.text))
+        }
+    }
+
+    /// Sends QUIT and waits until the connection is closed. Subscriptions end without an error.
+    func quit() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                guard state == .open else {
+                    continuation.resume()
+                    return
+                }
+                enqueue(Command.quit) { [self] _ in
+                    end(.connectionLost)
+                    continuation.resume()
+                }
+                state = .closing
+            }
+        }
+    }
+
+    /// Closes the socket now, without QUIT. Waiting commands fail with ``ClientError/connectionLost``.
+    func closeNow() {
+        queue.async { [self] in
+            if state == .open { state = .closing }
+            end(.connectionLost)
+        }
+    }
+
+    // MARK: - Queue-confined work
+
+    private func enqueue(_ command: [UInt8], _ handler: @escaping ReplyHandler) {
+        guard state == .open else {
+            handler(.failure(.connectionLost))
+            return
+        }
+        waiting.append(handler)
+        write(command)
+    }
+
+    private func enqueueAll(_ commands: [[UInt8]], _ done: @escaping ([Result<ServerReply, ClientError>]) -> Void) {
+        guard !commands.isEmpty else {
+            done([])
+            return
+        }
+        guard state == .open else {
+            done(Array(repeating: .failure(.connectionLost), count: commands.count))
+            return
+        }
+        let collector = ReplyCollector(count: commands.count, done: done)
+        for command in commands {
+            waiting.append { collector.add($0) }
+            write(command)
+        }
+    }
+
+    private func dropSink(_ id: Int, unsubscribing patterns: [String]) {
+        sinks.removeAll { $0.id == id }
+        guard state == .open else { return }
+        var sent = Set<String>()
+        for pattern in patterns where !sent.contains(pattern) {
+            sent.insert(pattern)
+            if sinks.contains(where: { sink in sink.patterns.contains { $0.text == pattern } }) { continue }
+            enqueue(Command.unsub(pattern)) { _ in }
+        }
+    }
+
+    private static func refusal(_ result: Result<ServerReply, ClientError>) -> ClientError? {
+        switch result {
+        case .failure(let error): return error
+        case .success(.ok): return nil
+        case .success(.error(let code, let message)): return .server(code: code, message: message)
+        case .success(.list): return .protocolViolation("a list came in reply to SUB")
+        }
+    }
+
+    // MARK: - Reading
+
+    private func handleReadable() {
+        guard state != .closed else { return }
+        let count = read(fd, readBuffer.baseAddress, readBuffer.count)
+        if count > 0 {
+            parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+            drainParser()
+        } else if count == 0 {
+            end(.connectionLost)
+        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
+            end(.connectionLost)
+        }
+    }
+
+    private func drainParser() {
+        while state != .closed {
+            let message: ServerMessage?
+            do {
+                message = try parser.next()
+            } catch {
+                end(error)
+                return
+            }
+            guard let message else { return }
+            switch message {
+            case .reply(let reply):
+                guard let handler = waiting.popFirst() else {
+                    end(.protocolViolation("a reply came with no command waiting for one"))
+                    return
+                }
+                handler(.success(reply))
+            case .message(let received):
+                for sink in sinks where sink.wants(received) {
+                    sink.continuation.yield(.message(received))
+                }
+            case .gone(let number):
+                deliverGone(number)
+            }
+        }
+    }
+
+    private func deliverGone(_ number: String) {
+        for sink in sinks where sink.holdsExactly(number) {
+            sink.patterns.removeAll { $0.isExact && $0.text == number }
+            sink.continuation.yield(.gone(number))
+            if sink.patterns.isEmpty {
+                sinks.removeAll { $0.id == sink.id }
+                sink.continuation.finish()
+            }
+        }
+    }
+
+    // MARK: - Writing
+
+    private func write(_ bytes: [UInt8]) {
+        guard !writeBroken else { return }
+        if output.isEmpty {
+            output = bytes
+        } else {
+            if outputIndex * 2 >= output.count {
+                output.removeSubrange(0..<outputIndex)
+                outputIndex = 0
+            }
+            output.append(contentsOf: bytes)
+        }
+        flushOutput()
+    }
+
+    /// Writes as much of `output` as the socket takes; arms the write source when it takes no more.
+    private func flushOutput() {
+        while outputIndex < output.count {
+            let written = output.withUnsafeBytes { raw in
+                send(fd, raw.baseAddress! + outputIndex, raw.count - outputIndex, Int32(MSG_NOSIGNAL))
+            }
+            if written >= 0 {
+                outputIndex += written
+            } else if errno == EINTR {
+                continue
+            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+                if writeSourceSuspended, let writeSource {
+                    writeSourceSuspended = false
+                    writeSource.resume()
+                }
+                return
+            } else {
+                // The peer is gone; the read side sees the end and fails the waiting commands. Replies already
+                // on their way (e.g. -ERR TOOBIG) are still read first.
+                writeBroken = true
+                break
+            }
+        }
+        if output.capacity > 1 << 20 {
+            output = []
+        } else {
+            output.removeAll(keepingCapacity: true)
+        }
+        outputIndex = 0
+        if !writeSourceSuspended, let writeSource {
+            writeSourceSuspended = true
+            writeSource.suspend()
+        }
+    }
+
+    // MARK: - The end
+
+    /// Ends the connection: fails the waiting commands with `error` and ends the subscriptions (with `error`,
+    /// unless QUIT was sent), then closes the socket once both sources are cancelled.
+    private func end(_ error: ClientError) {
+        guard state != .closed else { return }
+        let expected = state == .closing
+        state = .closed
+        stopSources()
+        for handler in waiting.removeAll() { handler(.failure(error)) }
+        let ended = sinks
+        sinks = []
+        for sink in ended {
+            if expected { sink.continuation.finish() } else { sink.continuation.finish(throwing: error) }
+        }
+    }
+
+    private func stopSources() {
+        readSource?.cancel()
+        if let writeSource {
+            if writeSourceSuspended {
+                writeSourceSuspended = false
+                writeSource.resume()
+            }
+            writeSource.cancel()
+        }
+        output = []
+        outputIndex = 0
+    }
+
+    private func sourceCancelled() {
+        liveSources -= 1
+        if liveSources == 0 {
+            readSource = nil
+            writeSource = nil
+            _ = close(fd)
+        }
+    }
+}
+
+/// Gathers the replies of a batch of commands and hands them over when the last one is in.
+private final class ReplyCollector {
+    private var results: [Result<ServerReply, ClientError>] = []
+    private let count: Int
+    private let done: ([Result<ServerReply, ClientError>]) -> Void
+
+    init(count: Int, done: @escaping ([Result<ServerReply, ClientError>]) -> Void) {
+        self.count = count
+        self.done = done
+        results.reserveCapacity(count)
+    }
+
+    func add(_ result: Result<ServerReply, ClientError>) {
+        results.append(result)
+        if results.count == count { done(results) }
+    }
+}

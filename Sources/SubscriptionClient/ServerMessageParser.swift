@@ -1,0 +1,197 @@
+/// An incremental, byte-level parser of what a subd server sends (PROTOCOL.md, "Replies" and "Pushes").
+///
+/// Feed it bytes in any chunking with ``append(_:)``, then call ``next()`` until it returns nil (more bytes
+/// are needed). Lines end in LF, a CR before the LF is dropped. A `*n` list is read whole: its n lines are
+/// never taken for pushes. `MSG` payloads may hold any bytes. Push verbs it does not know are skipped, and so
+/// are blank lines. After a violation the parser is spent: every later ``next()`` throws the same error.
+public struct ServerMessageParser: Sendable {
+    /// The longest line accepted by default (bytes, without its LF).
+    public static let defaultMaxLineLength = 1 << 20
+    /// The largest `MSG` payload accepted by default (bytes).
+    public static let defaultMaxPayload = 1 << 30
+    /// The most lines a `*n` list may announce.
+    public static let maxListCount = 1 << 24
+
+    private enum State: Sendable {
+        case line
+        case list(remaining: Int, items: [String])
+        case payload(number: String, count: Int, fields: [String: String])
+        case failed(ClientError)
+    }
+
+    private let maxLineLength: Int
+    private let maxPayload: Int
+    private var buffer: [UInt8] = []
+    private var readIndex = 0
+    /// Where the search for the next LF goes on, so a partial line is never scanned twice.
+    private var scanIndex = 0
+    private var state = State.line
+
+    /// Makes a parser that refuses lines over `maxLineLength` bytes and payloads over `maxPayload` bytes.
+    public init(maxLineLength: Int = defaultMaxLineLength, maxPayload: Int = defaultMaxPayload) {
+        self.maxLineLength = maxLineLength
+        self.maxPayload = maxPayload
+    }
+
+    /// The number of bytes received but not yet parsed into a message.
+    public var bufferedByteCount: Int { buffer.count - readIndex }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: some Sequence<UInt8>) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds received bytes straight from a read buffer.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        compact()
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// The next complete message, or nil when more bytes are needed.
+    ///
+    /// - Throws: ``ClientError/protocolViolation(_:)`` when the bytes break the protocol.
+    public mutating func next() throws(ClientError) -> ServerMessage? {
+        while true {
+            switch state {
+            case .failed(let error):
+                throw error
+            case .payload(let number, let count, let fields):
+                guard buffer.count - readIndex > count else { return nil }
+                guard buffer[readIndex + count] == UInt8(ascii: "\n") else {
+                    throw fail("the \(count)-byte payload of MSG \(number) is not followed by LF")
+                }
+                let payload = Array(buffer[readIndex..<readIndex + count])
+                readIndex += count + 1
+                scanIndex = readIndex
+                state = .line
+                return .message(ReceivedMessage(number: number, payload: payload, fields: fields))
+            case .list(let remaining, var items):
+                guard let line = try nextLine() else { return nil }
+                state = .line  // drops the enum's reference, so `items` grows in place
+                items.append(line)
+                if remaining == 1 {
+                    state = .line
+                    return .reply(.list(items))
+                }
+                state = .list(remaining: remaining - 1, items: items)
+            case .line:
+                guard let line = try nextLine() else { return nil }
+                if let message = try parseLine(line) { return message }
+            }
+        }
+    }
+
+    // MARK: - Lines
+
+    /// Takes the next whole line out of the buffer as text, or returns nil when no LF has come yet.
+    private mutating func nextLine() throws(ClientError) -> String? {
+        let end = buffer.count
+        var lf = scanIndex
+        while lf < end && buffer[lf] != UInt8(ascii: "\n") { lf += 1 }
+        guard lf < end else {
+            scanIndex = end
+            if end - readIndex > maxLineLength { throw fail("a line is longer than \(maxLineLength) bytes") }
+            return nil
+        }
+        var lineEnd = lf
+        if lineEnd > readIndex && buffer[lineEnd - 1] == UInt8(ascii: "\r") { lineEnd -= 1 }
+        if lineEnd - readIndex > maxLineLength { throw fail("a line is longer than \(maxLineLength) bytes") }
+        let text = String(validating: buffer[readIndex..<lineEnd], as: UTF8.self)
+        readIndex = lf + 1
+        scanIndex = readIndex
+        guard let text else { throw fail("a line is not valid UTF-8") }
+        return text
+    }
+
+    /// Interprets a line read outside a list: a reply, the head of a list or MSG, a push, or nothing.
+    private mutating func parseLine(_ line: String) throws(ClientError) -> ServerMessage? {
+        guard let first = line.utf8.first else { return nil }
+        switch first {
+        case UInt8(ascii: "+"):
+            return .reply(.ok(String(line.dropFirst())))
+        case UInt8(ascii: "-"):
+            return .reply(try parseError(line))
+        case UInt8(ascii: "*"):
+            guard let count = Self.parseCount(line.utf8.dropFirst()), count <= Self.maxListCount else {
+                throw fail("bad list header '\(line)'")
+            }
+            if count == 0 { return .reply(.list([])) }
+            state = .list(remaining: count, items: [])
+            return nil
+        default:
+            return try parsePush(line)
+        }
+    }
+
+    private mutating func parseError(_ line: String) throws(ClientError) -> ServerReply {
+        let words = line.dropFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        guard words.count >= 2, words[0] == "ERR" else { throw fail("bad error reply '\(line)'") }
+        let message = words.count == 3 ? String(words[2]) : ""
+        return .error(code: String(words[1]), message: message)
+    }
+
+    private mutating func parsePush(_ line: String) throws(ClientError) -> ServerMessage? {
+        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        guard let verb = words.first else { return nil }
+        if verb.utf8.elementsEqual("MSG".utf8, by: Self.sameLetter) {
+            guard words.count >= 3, let count = Self.parseCount(words[2].utf8) else {
+                throw fail("bad MSG line '\(line)'")
+            }
+            guard count <= maxPayload else { throw fail("a MSG payload of \(count) bytes is over \(maxPayload)") }
+            var fields: [String: String] = [:]
+            for word in words.dropFirst(3) {
+                guard let equals = word.firstIndex(of: "="), equals != word.startIndex else { continue }
+                fields[String(word[..<equals])] = String(word[word.index(after: equals)...])
+            }
+            state = .payload(number: String(words[1]), count: count, fields: fields)
+            return nil
+        }
+        if verb.utf8.elementsEqual("GONE".utf8, by: Self.sameLetter) {
+            guard words.count == 2 else { throw fail("bad GONE line '\(line)'") }
+            return .gone(number: String(words[1]))
+        }
+        return nil
+    }
+
+    // MARK: - Helpers
+
+    private mutating func fail(_ what: String) -> ClientError {
+        let error = ClientError.protocolViolation(what)
+        state = .failed(error)
+        buffer = []
+        readIndex = 0
+        scanIndex = 0
+        return error
+    }
+
+    /// Drops the bytes already parsed once they are at least half of the buffer, so appends stay amortized O(1).
+    private mutating func compact() {
+        guard readIndex > 0 else { return }
+        if readIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+        } else if readIndex * 2 >= buffer.count {
+            buffer.removeSubrange(0..<readIndex)
+        } else {
+            return
+        }
+        scanIndex -= readIndex
+        readIndex = 0
+    }
+
+    /// A decimal count of 1 to 18 digits (no sign), or nil.
+    private static func parseCount(_ digits: some Collection<UInt8>) -> Int? {
+        guard !digits.isEmpty, digits.count <= 18 else { return nil }
+        var value = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// Compares an ASCII byte with an upper-case letter, ignoring case.
+    private static func sameLetter(_ byte: UInt8, _ upper: UInt8) -> Bool {
+        byte == upper || byte == upper + 32
+    }
+}

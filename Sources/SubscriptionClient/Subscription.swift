@@ -1,0 +1,72 @@
+/// The messages (and `GONE` events) received for the patterns of one ``SubscriptionClient/subscribe(_:from:)``
+/// call, in the order the server sent them.
+///
+/// The sequence ends without an error when every pattern is gone (each was an exact number that was removed),
+/// or when ``SubscriptionClient/close()`` is called. It throws ``ClientError/connectionLost`` (or
+/// ``ClientError/protocolViolation(_:)``) when the connection ends otherwise. Iterate it once, from one task.
+/// Cancelling the iterating task ends it, and ending it (or dropping every copy of it) sends `UNSUB` for the
+/// patterns that no other subscription of the client holds. Messages wait in memory until they are read.
+public struct Subscription: AsyncSequence, Sendable {
+    /// One thing a subscription receives.
+    public enum Event: Sendable, Equatable {
+        /// A message published to a number that one of the patterns matches.
+        case message(ReceivedMessage)
+        /// The number was removed (a `GONE` push); the exact pattern for it is no longer in force.
+        case gone(String)
+    }
+
+    public typealias Element = Event
+    public typealias Failure = ClientError
+
+    /// The patterns as they were subscribed.
+    public let patterns: [String]
+    /// The publisher name the subscription is limited to (`SUB ... from=`), if any.
+    public let from: String?
+    private let events: AsyncThrowingStream<Event, any Error>
+    /// Keeps the client (and its connection) alive while the subscription is in use.
+    private let client: SubscriptionClient
+
+    init(patterns: [String], from: String?, events: AsyncThrowingStream<Event, any Error>, client: SubscriptionClient) {
+        self.patterns = patterns
+        self.from = from
+        self.events = events
+        self.client = client
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(base: events.makeAsyncIterator(), client: client)
+    }
+
+    /// Reads the events of a ``Subscription``.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        private var base: AsyncThrowingStream<Event, any Error>.AsyncIterator
+        private let client: SubscriptionClient
+
+        init(base: AsyncThrowingStream<Event, any Error>.AsyncIterator, client: SubscriptionClient) {
+            self.base = base
+            self.client = client
+        }
+
+        /// The next event, or nil when the subscription has ended.
+        public mutating func next() async throws(ClientError) -> Event? {
+            do {
+                return try await base.next()
+            } catch {
+                throw Self.clientError(error)
+            }
+        }
+
+        /// The next event, or nil when the subscription has ended; runs on the caller's actor.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError) -> Event? {
+            do {
+                return try await base.next(isolation: actor)
+            } catch {
+                throw Self.clientError(error)
+            }
+        }
+
+        private static func clientError(_ error: any Error) -> ClientError {
+            (error as? ClientError) ?? .connectionLost
+        }
+    }
+}

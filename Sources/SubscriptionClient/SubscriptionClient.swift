@@ -1,0 +1,234 @@
+import Dispatch
+import Glibc
+
+/// A connection to a subd server speaking the line protocol of PROTOCOL.md, with an async/await API.
+///
+/// Commands may be issued from any number of tasks at once: they are written in the order they are called
+/// and each gets its own reply (pipelining). Pushes go to the ``Subscription``s. Cancelling a task that waits
+/// for a reply does not stop the command: it has been sent. Call ``close()`` when done; dropping the client
+/// closes the socket without `QUIT`.
+public final class SubscriptionClient: Sendable {
+    /// Where the client is connected.
+    public let endpoint: Endpoint
+    /// The server's answer to `HELLO`, e.g. `subd 0.1.0 proto=1 session=7`.
+    public let greeting: String
+    private let connection: Connection
+
+    private init(endpoint: Endpoint, greeting: String, connection: Connection) {
+        self.endpoint = endpoint
+        self.greeting = greeting
+        self.connection = connection
+    }
+
+    deinit {
+        connection.closeNow()
+    }
+
+    /// Connects to `endpoint` and introduces the client with `HELLO` (with `name=` and `token=` when given).
+    ///
+    /// - Parameters:
+    ///   - name: The client name that others can filter on (`SUB ... from=<name>`).
+    ///   - token: The secret, for a server that asks for one.
+    ///   - timeout: How long to wait for each TCP address to accept the connection.
+    /// - Throws: ``ClientError/connectFailed(endpoint:reason:)`` when the connection cannot be made;
+    ///   ``ClientError/server(code:message:)`` when `HELLO` is refused (e.g. `AUTH`).
+    public static func connect(
+        to endpoint: Endpoint,
+        name: String? = nil,
+        token: String? = nil,
+        timeout: Duration = .seconds(10)
+    ) async throws(ClientError) -> SubscriptionClient {
+        ignoreSIGPIPE
+        let hello = try Command.hello(name: name, token: token)
+        let opened: Result<Int32, ClientError> = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: Result { () throws(ClientError) in
+                    try SocketConnector.connect(to: endpoint, timeout: timeout)
+                })
+            }
+        }
+        return try await handshake(socket: try opened.get(), endpoint: endpoint, hello: hello)
+    }
+
+    /// Takes over the connected non-blocking socket `fd` and sends `hello`. Tests use it with a socket pair.
+    static func handshake(socket fd: Int32, endpoint: Endpoint, hello: [UInt8]) async throws(ClientError)
+        -> SubscriptionClient
+    {
+        let connection = Connection(fd: fd, endpoint: endpoint.description)
+        switch await connection.request(hello) {
+        case .success(.ok(let text)) where text == "OK" || text.hasPrefix("OK "):
+            let greeting = String(text.dropFirst(2).drop { $0 == " " })
+            return SubscriptionClient(endpoint: endpoint, greeting: greeting, connection: connection)
+        case .success(let other):
+            connection.closeNow()
+            throw Self.unexpected(other, to: "HELLO")
+        case .failure(let error):
+            connection.closeNow()
+            throw error
+        }
+    }
+
+    /// Creates `number`. Returns true when it was created, false when it existed already.
+    public func create(_ number: String) async throws(ClientError) -> Bool {
+        let text = try await okText(try Command.create(number), "CREATE")
+        switch text {
+        case "created": return true
+        case "exists": return false
+        default: throw .protocolViolation("unexpected reply to CREATE: '+OK \(text)'")
+        }
+    }
+
+    /// Removes `number`. Returns how many subscribers were told `GONE`.
+    ///
+    /// - Throws: ``ClientError/server(code:message:)`` with `NOTFOUND` when there is no such number.
+    public func remove(_ number: String) async throws(ClientError) -> Int {
+        let text = try await okText(try Command.remove(number), "REMOVE")
+        guard text.hasPrefix("removed "), let count = Int(text.dropFirst("removed ".count)), count >= 0 else {
+            throw .protocolViolation("unexpected reply to REMOVE: '+OK \(text)'")
+        }
+        return count
+    }
+
+    /// Publishes `payload` (any bytes) to `number` with `PUB`. Returns the number of receivers.
+    ///
+    /// - Throws: ``ClientError/server(code:message:)`` with `NOTFOUND` when the number does not exist.
+    public func publish(_ number: String, _ payload: [UInt8]) async throws(ClientError) -> Int {
+        try Self.receivers(try await okText(try Command.pub(number, payload), "PUB"))
+    }
+
+    /// Publishes the UTF-8 bytes of `text` to `number`. Returns the number of receivers.
+    public func publish(_ number: String, text: String) async throws(ClientError) -> Int {
+        try await publish(number, Array(text.utf8))
+    }
+
+    /// Publishes every payload to `number`, in order, written back to back without waiting for each reply.
+    /// Returns the receivers of each message; throws the first refusal (the other messages were still sent).
+    public func publish(_ number: String, batch payloads: [[UInt8]]) async throws(ClientError) -> [Int] {
+        var commands: [[UInt8]] = []
+        commands.reserveCapacity(payloads.count)
+        for payload in payloads { commands.append(try Command.pub(number, payload)) }
+        var receivers: [Int] = []
+        receivers.reserveCapacity(payloads.count)
+        for result in await connection.requests(commands) {
+            receivers.append(try Self.receivers(try Self.okText(result, "PUB")))
+        }
+        return receivers
+    }
+
+    /// Subscribes to `patterns` (numbers or wildcard patterns), each with `SUB`, optionally limited to
+    /// messages from the publisher named `from`. Returns when every `SUB` got `+OK`; messages pushed after a
+    /// `SUB` are never lost.
+    ///
+    /// Messages are routed to the subscriptions of this client whose patterns match them (two overlapping
+    /// subscriptions both receive a message; the server sends it once).
+    ///
+    /// - Throws: the first refusal, e.g. ``ClientError/server(code:message:)`` with `NOTFOUND` for an exact
+    ///   number that does not exist; the patterns that were subscribed are then unsubscribed again.
+    public func subscribe(_ patterns: [String], from: String? = nil) async throws(ClientError) -> Subscription {
+        var unique: [String] = []
+        for pattern in patterns where !unique.contains(pattern) { unique.append(pattern) }
+        guard !unique.isEmpty else { throw .invalidArgument("subscribe needs at least one pattern") }
+        var commands: [[UInt8]] = []
+        for pattern in unique { commands.append(try Command.sub(pattern, from: from)) }
+        let (events, continuation) = AsyncThrowingStream.makeStream(of: Subscription.Event.self)
+        let connection = self.connection
+        let subscribed = await connection.subscribe(
+            unique.map(Pattern.init),
+            commands: commands,
+            from: from,
+            continuation: continuation
+        )
+        let id = try subscribed.get()
+        continuation.onTermination = { _ in connection.subscriptionEnded(id) }
+        return Subscription(patterns: unique, from: from, events: events, client: self)
+    }
+
+    /// Lists the numbers (matching `pattern`, when given) with their subscriber counts, sorted by number.
+    public func list(_ pattern: String? = nil) async throws(ClientError) -> [(number: String, subscribers: Int)] {
+        try await listLines(try Command.list(pattern), "LIST").map { line throws(ClientError) in
+            guard let space = line.firstIndex(of: " "), let count = Int(line[line.index(after: space)...]) else {
+                throw .protocolViolation("bad LIST line '\(line)'")
+            }
+            return (number: String(line[..<space]), subscribers: count)
+        }
+    }
+
+    /// The server's statistics, as key and value, in the order the server sent them.
+    public func stats() async throws(ClientError) -> [(key: String, value: String)] {
+        try await listLines(Command.stats, "STATS").map { line in
+            guard let space = line.firstIndex(of: " ") else { return (key: line, value: "") }
+            return (key: String(line[..<space]), value: String(line[line.index(after: space)...]))
+        }
+    }
+
+    /// Sends `PING` and returns the round-trip time.
+    public func ping() async throws(ClientError) -> Duration {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let reply = try Self.value(await connection.request(Command.ping), "PING")
+        let elapsed = start.duration(to: clock.now)
+        guard case .ok(let text) = reply, text == "PONG" || text.hasPrefix("PONG ") else {
+            throw Self.unexpected(reply, to: "PING")
+        }
+        return elapsed
+    }
+
+    /// Sends `QUIT`, waits for the server to answer, and closes the connection. Subscriptions end without an
+    /// error; later commands fail with ``ClientError/connectionLost``. Calling it again does nothing.
+    public func close() async {
+        await connection.quit()
+    }
+
+    // MARK: - Replies
+
+    /// Sends `command` and returns the text after `+OK ` (empty for a bare `+OK`).
+    private func okText(_ command: [UInt8], _ verb: String) async throws(ClientError) -> String {
+        try Self.okText(await connection.request(command), verb)
+    }
+
+    private static func okText(_ result: Result<ServerReply, ClientError>, _ verb: String) throws(ClientError)
+        -> String
+    {
+        let reply = try value(result, verb)
+        guard case .ok(let text) = reply, text == "OK" || text.hasPrefix("OK ") else {
+            throw unexpected(reply, to: verb)
+        }
+        return String(text.dropFirst(3))
+    }
+
+    private func listLines(_ command: [UInt8], _ verb: String) async throws(ClientError) -> [String] {
+        let reply = try Self.value(await connection.request(command), verb)
+        guard case .list(let lines) = reply else { throw Self.unexpected(reply, to: verb) }
+        return lines
+    }
+
+    /// The reply, with `-ERR` turned into ``ClientError/server(code:message:)``.
+    private static func value(_ result: Result<ServerReply, ClientError>, _ verb: String) throws(ClientError)
+        -> ServerReply
+    {
+        let reply = try result.get()
+        if case .error(let code, let message) = reply { throw .server(code: code, message: message) }
+        return reply
+    }
+
+    private static func receivers(_ text: String) throws(ClientError) -> Int {
+        guard let count = Int(text), count >= 0 else {
+            throw .protocolViolation("unexpected reply to PUB: '+OK \(text)'")
+        }
+        return count
+    }
+
+    private static func unexpected(_ reply: ServerReply, to verb: String) -> ClientError {
+        switch reply {
+        case .error(let code, let message): return .server(code: code, message: message)
+        case .ok(let text): return .protocolViolation("unexpected reply to \(verb): '+\(text)'")
+        case .list(let lines): return .protocolViolation("unexpected list of \(lines.count) lines in reply to \(verb)")
+        }
+    }
+}
+
+/// Writing to a socket whose peer has gone must give EPIPE, not kill the process. Sends use MSG_NOSIGNAL too;
+/// this covers every other write of the process. Evaluated once.
+private let ignoreSIGPIPE: Void = {
+    _ = signal(SIGPIPE, SIG_IGN)
+}()

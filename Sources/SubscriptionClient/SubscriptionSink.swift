@@ -1,0 +1,33 @@
+/// The connection's side of one ``Subscription``: its patterns still in force and where its events go.
+/// Owned by the connection and touched only on its queue.
+final class SubscriptionSink {
+    let id: Int
+    /// Patterns in force; a `GONE` push removes the exact ones.
+    var patterns: [Pattern]
+    /// Only messages whose publisher named itself so are delivered, when set.
+    let from: String?
+    let continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation
+
+    init(
+        id: Int,
+        patterns: [Pattern],
+        from: String?,
+        continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation
+    ) {
+        self.id = id
+        self.patterns = patterns
+        self.from = from
+        self.continuation = continuation
+    }
+
+    /// Whether `message` belongs to this subscription.
+    func wants(_ message: ReceivedMessage) -> Bool {
+        if let from, message.from != from { return false }
+        return patterns.contains { $0.matches(message.number) }
+    }
+
+    /// Whether an exact pattern of this subscription is `number`.
+    func holdsExactly(_ number: String) -> Bool {
+        patterns.contains { $0.isExact && $0.text == number }
+    }
+}

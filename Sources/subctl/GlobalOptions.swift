@@ -1,0 +1,64 @@
+import ArgumentParser
+import Glibc
+import SubscriptionClient
+
+/// The options every subcommand takes: where the server is and how the client names itself.
+struct GlobalOptions: ParsableArguments {
+    /// The server used when neither `--server` nor `$SUBD_SERVER` says otherwise.
+    static let defaultServer = "127.0.0.1:7827"
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The server: HOST:PORT, [IPV6]:PORT or unix:PATH (default: $SUBD_SERVER, else \(defaultServer)).",
+            valueName: "address"
+        )
+    )
+    var server: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The client name sent with HELLO; listeners can filter on it with --from.",
+            valueName: "name"
+        )
+    )
+    var name: String?
+
+    func validate() throws {
+        _ = try endpoint()
+        if let name { try Check.word(name, what: "client name") }
+    }
+
+    /// The server address from `--server`, `$SUBD_SERVER` or the default.
+    func endpoint() throws(ValidationError) -> Endpoint {
+        let text = server ?? Self.environmentServer ?? Self.defaultServer
+        do {
+            return try Endpoint(parsing: text)
+        } catch {
+            throw ValidationError("bad server address: \(error)")
+        }
+    }
+
+    /// Connects and says HELLO; on failure prints the one error line and throws the exit code.
+    func connect() async throws(ExitCode) -> SubscriptionClient {
+        let endpoint: Endpoint
+        do {
+            endpoint = try self.endpoint()
+        } catch {
+            Report.error(error.message)
+            throw .validationFailure
+        }
+        do {
+            return try await SubscriptionClient.connect(to: endpoint, name: name)
+        } catch {
+            throw Report.failure(error, endpoint: endpoint)
+        }
+    }
+
+    private static var environmentServer: String? {
+        guard let value = getenv("SUBD_SERVER") else { return nil }
+        let text = String(cString: value)
+        return text.isEmpty ? nil : text
+    }
+}

@@ -1,0 +1,106 @@
+import ArgumentParser
+import Glibc
+import SubscriptionClient
+
+/// `subctl listen PATTERN... [--count N] [--from NAME] [--json]`
+struct ListenCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "listen",
+        abstract: "Print the messages published to numbers matching the patterns.",
+        discussion: """
+            Once subscribed, prints 'subctl: listening on PATTERN[, PATTERN...]' on stderr. Then each message is \
+            written to stdout as its payload bytes and LF (or one JSON object per line with --json). Runs until \
+            Ctrl-C or SIGTERM (exit 0), until --count messages came (exit 0), or until every number listened \
+            to was removed (exit 1).
+            """
+    )
+
+    @OptionGroup var options: GlobalOptions
+
+    @Argument(help: "Numbers or patterns: `*` matches one token, `>` one or more at the end (e.g. SCIENCE.>).")
+    var patterns: [String]
+
+    @Option(help: ArgumentHelp("Exit after this many messages.", valueName: "n"))
+    var count: Int?
+
+    @Option(help: ArgumentHelp("Only messages from the publisher that said --name NAME.", valueName: "name"))
+    var from: String?
+
+    @Flag(help: "Print one JSON object per message: number, payload (or payload_base64), from, received_at.")
+    var json = false
+
+    func validate() throws {
+        guard !patterns.isEmpty else { throw ValidationError("name at least one number or pattern to listen to") }
+        for pattern in patterns { try Check.name(pattern, what: "pattern") }
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let from { try Check.word(from, what: "publisher name") }
+    }
+
+    /// How the listening ended.
+    private enum Outcome: Sendable {
+        case interrupted
+        case countReached
+        case allRemoved
+        case failed(ClientError)
+    }
+
+    func run() async throws {
+        let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
+        let client = try await options.connect()
+        let subscription: Subscription
+        do {
+            subscription = try await client.subscribe(patterns, from: from)
+        } catch {
+            let missing = await Self.missingNumber(of: patterns, error: error, client: client)
+            throw Report.failure(error, endpoint: client.endpoint, number: missing)
+        }
+        Report.error("listening on \(subscription.patterns.joined(separator: ", "))")
+
+        let listening = Task { [count, json] in await Self.print(subscription, count: count, json: json) }
+        signals.onSignal { listening.cancel() }
+        switch await listening.value {
+        case .interrupted, .countReached:
+            return
+        case .allRemoved:
+            throw Report.refused
+        case .failed(let error):
+            throw Report.failure(error, endpoint: client.endpoint)
+        }
+    }
+
+    private static func print(_ subscription: Subscription, count: Int?, json: Bool) async -> Outcome {
+        var received = 0
+        do {
+            for try await event in subscription {
+                switch event {
+                case .message(let message):
+                    if json {
+                        Output.line(JSONLine.encode(message, receivedAt: JSONLine.now()))
+                    } else {
+                        Output.bytesLine(message.payload)
+                    }
+                    received += 1
+                    if let count, received >= count { return .countReached }
+                case .gone(let number):
+                    Report.error("number '\(number)' was removed")
+                }
+            }
+        } catch {
+            return .failed(error)
+        }
+        return Task.isCancelled ? .interrupted : .allRemoved
+    }
+
+    /// After `NOTFOUND`, the first exact pattern (no wildcard token) that is not a number, to name it in
+    /// the error line; nil when it cannot be told.
+    private static func missingNumber(of patterns: [String], error: ClientError, client: SubscriptionClient) async
+        -> String?
+    {
+        guard case .server(let code, _) = error, code == "NOTFOUND" else { return nil }
+        for pattern in patterns where !pattern.split(separator: ".").contains(where: { $0 == "*" || $0 == ">" }) {
+            guard let found = try? await client.list(pattern) else { return nil }
+            if !found.contains(where: { $0.number == pattern }) { return pattern }
+        }
+        return nil
+    }
+}

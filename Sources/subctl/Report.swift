@@ -1,0 +1,43 @@
+import ArgumentParser
+@preconcurrency import Glibc
+import SubscriptionClient
+
+/// Turns failures into the one stderr line subctl prints and the exit code it ends with (see the root
+/// command's help: 1 refused, 64 usage, 69 unavailable).
+enum Report {
+    /// The server refused the command.
+    static let refused = ExitCode(1)
+    /// The server cannot be reached, or the connection was lost.
+    static let unavailable = ExitCode(69)
+
+    /// Prints `subctl: <text>` on stderr.
+    static func error(_ text: String) {
+        fputs("subctl: \(text)\n", stderr)
+    }
+
+    /// Prints the line for `error` and returns the exit code. `number` is the number the command was about,
+    /// named in the hint for `NOTFOUND`.
+    static func failure(_ error: ClientError, endpoint: Endpoint, number: String? = nil) -> ExitCode {
+        switch error {
+        case .connectFailed(let target, let reason):
+            Report.error("cannot connect to \(target): \(reason) (is subd running?)")
+            return unavailable
+        case .connectionLost:
+            Report.error("lost the connection to \(endpoint)")
+            return unavailable
+        case .protocolViolation(let what):
+            Report.error("\(endpoint) broke the subd protocol: \(what)")
+            return unavailable
+        case .server(let code, _) where code == "NOTFOUND" && number != nil:
+            let number = number!
+            Report.error("no subscription number '\(number)' (create it with: subctl create \(number))")
+            return refused
+        case .server(let code, let message):
+            Report.error(message.isEmpty ? "server refused: \(code)" : "server refused: \(code) \(message)")
+            return refused
+        case .invalidArgument(let what):
+            Report.error(what)
+            return .validationFailure
+        }
+    }
+}

@@ -1,0 +1,32 @@
+import ArgumentParser
+@preconcurrency import Glibc
+
+/// `subctl`: the command-line client of subd.
+@main
+struct Subctl: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "subctl",
+        abstract: "Create numbers, publish, listen and inspect a subd publish/subscribe server.",
+        discussion: """
+            Every subcommand takes --server HOST:PORT or --server unix:PATH (default: $SUBD_SERVER, \
+            else 127.0.0.1:7827) and --name NAME (sent with HELLO; listeners can filter on it with --from).
+
+            Exit codes:
+              0   success
+              1   the server refused (an -ERR reply); listen: every number was removed
+              64  usage error
+              69  the server is unavailable, or the connection to it was lost
+            """,
+        subcommands: [
+            CreateCommand.self, RemoveCommand.self, PublishCommand.self, ListenCommand.self,
+            ListCommand.self, StatsCommand.self, PingCommand.self,
+        ]
+    )
+
+    /// Sets stdout to line buffering (output often goes to a pipe), then parses and runs the subcommand.
+    static func main() async {
+        setvbuf(stdout, nil, _IOLBF, 0)
+        _ = signal(SIGPIPE, SIG_IGN)
+        await main(nil)
+    }
+}
