@@ -27,7 +27,7 @@ run:
 ## test: build and run every test (unit and integration, real binaries over real sockets)
 test:
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --disable-swift-testing
 
 ## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B)
 bench: release
