@@ -122,8 +122,11 @@ struct ListeningSocket {
         }
     }
 
-    private static func string(fromC chars: [CChar]) -> String {
-        String(decoding: chars.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    /// inet_ntop(3) of an IPv4 or IPv6 address.
+    private static func numericHost(_ family: Int32, _ address: UnsafeRawPointer) -> String {
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
+        inet_ntop(family, address, &text, socklen_t(text.count))
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The address a socket is bound to, read back with getsockname(2).
@@ -139,18 +142,14 @@ struct ListeningSocket {
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { sin in
                     var addr = sin.pointee.sin_addr
-                    var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
-                    inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
-                    return .tcp(host: Self.string(fromC: text), port: Int(UInt16(bigEndian: sin.pointee.sin_port)))
+                    return .tcp(host: numericHost(AF_INET, &addr), port: Int(UInt16(bigEndian: sin.pointee.sin_port)))
                 }
             }
         case AF_INET6:
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
                     var addr = sin6.pointee.sin6_addr
-                    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-                    inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
-                    return .tcp(host: Self.string(fromC: text), port: Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
+                    return .tcp(host: numericHost(AF_INET6, &addr), port: Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
                 }
             }
         case AF_UNIX:
