@@ -182,8 +182,12 @@ final class Session: Customer, @unchecked Sendable {
     }
 
     /// After the reply went out: read and drop what the peer still sends, until it closes.
+    ///
+    /// Reads until the socket is empty rather than a few reads per event: once both directions are shut, epoll
+    /// reports HUP and libdispatch does not call the handler again, so data left behind would hold the session
+    /// until its close deadline. The cap only stops a peer that sends without end from holding the queue.
     private func discardInput() {
-        for _ in 0..<4 {
+        for _ in 0..<256 {
             let result = server.discardBuffer.withUnsafeMutableBytes { try? Syscall.read(fd, $0) }
             switch result {
             case .processed(0)?, nil:

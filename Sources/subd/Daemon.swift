@@ -17,6 +17,8 @@ final class Daemon: @unchecked Sendable {
     private let logger: Logger
     private let queue = DispatchQueue(label: "subd.signals")
     private var signalSources: [DispatchSourceSignal] = []
+    private var stopRequested = false
+    private var drained = false
     private var stopped: CheckedContinuation<Void, Never>?
 
     init(server: Server, logger: Logger) {
@@ -25,21 +27,22 @@ final class Daemon: @unchecked Sendable {
     }
 
     /// Starts serving and returns once a SIGTERM/SIGINT drain has finished. Throws if a listener cannot start.
+    /// Signals are caught before the first listener opens, so a signal right after start-up is never fatal.
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        queue.sync { installSignalHandlers() }
         let addresses = try server.start()
         logger.info("subd \(SubdVersion.current) ready", metadata: ["listeners": "\(addresses.count)"])
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.sync {
-                stopped = continuation
-                installSignalHandlers()
+                if drained { continuation.resume() } else { stopped = continuation }
             }
         }
     }
 
     private func installSignalHandlers() {
         for number in [SIGTERM, SIGINT] {
-            signal(number, SIG_IGN)
+            // SIG_IGN first (the usual libdispatch pattern) would drop a signal arriving before the source is armed.
             let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { [weak self] in self?.stop(signal: number) }
             source.resume()
@@ -48,12 +51,16 @@ final class Daemon: @unchecked Sendable {
     }
 
     private func stop(signal number: Int32) {
-        guard let continuation = stopped else { return }
-        stopped = nil
+        guard !stopRequested else { return }
+        stopRequested = true
         logger.info("signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): draining connections")
-        server.shutdown { [logger] in
-            logger.info("stopped")
-            continuation.resume()
+        server.shutdown { [self] in
+            queue.async {
+                self.logger.info("stopped")
+                self.drained = true
+                self.stopped?.resume()
+                self.stopped = nil
+            }
         }
     }
 }

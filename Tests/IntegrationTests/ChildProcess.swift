@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+
+/// A child process with its stdout and stderr drained by `OutputCollector`s and an optional stdin pipe.
+final class ChildProcess: @unchecked Sendable {
+    /// The underlying Foundation process.
+    let process = Process()
+    /// What the child writes to stdout.
+    let stdout: OutputCollector
+    /// What the child writes to stderr.
+    let stderr: OutputCollector
+    /// The write end of the child's stdin, when it was started with `stdinPipe: true`.
+    let stdin: FileHandle?
+    /// A short name for failure messages, e.g. `subd` or `subctl listen`.
+    let label: String
+    private let exited = DispatchSemaphore(value: 0)
+
+    /// Starts `executable` with `arguments`; `environment` entries are added to (or, when nil, removed from) ours.
+    init(
+        executable: URL, arguments: [String], environment: [String: String?] = [:], stdinPipe: Bool = false,
+        label: String
+    ) throws {
+        self.label = label
+        process.executableURL = executable
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let outPipe = Pipe()
+        let errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        if stdinPipe {
+            let inPipe = Pipe()
+            process.standardInput = inPipe
+            stdin = inPipe.fileHandleForWriting
+        } else {
+            process.standardInput = FileHandle.nullDevice
+            stdin = nil
+        }
+        let exited = self.exited
+        process.terminationHandler = { _ in exited.signal() }
+        do {
+            try process.run()
+        } catch {
+            throw HarnessError.process("cannot start \(executable.path): \(error)")
+        }
+        stdout = OutputCollector(fileHandle: outPipe.fileHandleForReading, label: "\(label) stdout")
+        stderr = OutputCollector(fileHandle: errPipe.fileHandleForReading, label: "\(label) stderr")
+    }
+
+    /// The child's process id.
+    var pid: Int32 { process.processIdentifier }
+
+    /// Sends `signal` (e.g. SIGTERM) to the child.
+    func send(signal: Int32) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Writes `bytes` to the child's stdin and closes it.
+    func writeStdinAndClose(_ bytes: [UInt8]) throws {
+        guard let stdin else { throw HarnessError.process("\(label) was started without a stdin pipe") }
+        try stdin.write(contentsOf: Data(bytes))
+        try stdin.close()
+    }
+
+    /// Waits for the child to exit; returns its exit status (or 128 + signal when killed), nil on timeout.
+    func waitForExit(timeout: TimeInterval) -> Int32? {
+        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
+        exited.signal()  // so later waits return at once too
+        switch process.terminationReason {
+        case .exit: return process.terminationStatus
+        case .uncaughtSignal: return 128 + process.terminationStatus
+        @unknown default: return process.terminationStatus
+        }
+    }
+
+    /// Kills the child with SIGKILL if it still runs (clean-up after a failed test) and waits for it briefly.
+    func kill9IfRunning() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            _ = waitForExit(timeout: 5)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+
+/// A real `subd` started as a child process on `127.0.0.1:0` (and optionally a Unix socket) with a temporary
+/// YAML config. `start` returns once subd logged the port it listens on; `stop` sends SIGTERM and returns the exit
+/// status.
+final class Daemon: @unchecked Sendable {
+    /// The running subd.
+    let child: ChildProcess
+    /// The TCP port subd bound (parsed from its `listening on tcp 127.0.0.1:PORT` log line).
+    let port: UInt16
+    /// The Unix socket path subd serves, when started with one.
+    let unixPath: String?
+    /// The temporary directory holding the config file (and the Unix socket); removed by `stop`.
+    let directory: URL
+    private var stopped = false
+
+    /// `--server` value for subctl: `127.0.0.1:PORT`.
+    var server: String { "127.0.0.1:\(port)" }
+
+    /// Writes `config` to a temporary file and starts subd with `--config FILE --listen 127.0.0.1:0`
+    /// (plus `--unix PATH` when `unixSocket` is true); waits up to 10 s for the listening lines.
+    init(config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false, extraArguments: [String] = []) throws {
+        let executable = try BinaryLocator.executable("subd")
+        // Short path: sun_path holds at most 107 bytes.
+        directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("subd-it-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configFile = directory.appendingPathComponent("subd.yaml")
+        try config.yaml.write(to: configFile, atomically: true, encoding: .utf8)
+        var arguments = ["--config", configFile.path, "--listen", "127.0.0.1:0"]
+        let unixPath = unixSocket ? directory.appendingPathComponent("subd.sock").path : nil
+        if let unixPath { arguments += ["--unix", unixPath] }
+        arguments += extraArguments
+        self.unixPath = unixPath
+        child = try ChildProcess(executable: executable, arguments: arguments, label: "subd")
+        do {
+            let portText = try child.stderr.waitFor("'listening on tcp 127.0.0.1:PORT'", timeout: 10) { text in
+                text.firstMatch(of: /listening on tcp ([0-9.]+):([0-9]+)/).map { String($0.output.2) }
+            }
+            guard let port = UInt16(portText), port != 0 else {
+                throw HarnessError.process("subd logged an invalid port '\(portText)':\n\(child.stderr.text)")
+            }
+            self.port = port
+            if let unixPath {
+                try child.stderr.waitFor(substring: "listening on unix \(unixPath)", timeout: 10)
+            }
+        } catch {
+            child.kill9IfRunning()
+            let status = child.waitForExit(timeout: 0).map { "exit status \($0)" } ?? "still running"
+            throw HarnessError.process("subd \(arguments.joined(separator: " ")) did not start (\(status)): \(error)")
+        }
+    }
+
+    /// Sends `signal` (SIGTERM by default; nil sends none, for a signal already sent) and waits up to `timeout`
+    /// seconds for subd to exit; returns its exit status, or nil when it did not exit in time (it is then killed).
+    func stop(signal: Int32? = SIGTERM, timeout: TimeInterval = 10) -> Int32? {
+        guard !stopped else { return child.waitForExit(timeout: 0) }
+        stopped = true
+        if let signal { child.send(signal: signal) }
+        let status = child.waitForExit(timeout: timeout)
+        if status == nil { child.kill9IfRunning() }
+        try? FileManager.default.removeItem(at: directory)
+        return status
+    }
+
+    /// Everything subd wrote to stderr so far (its log).
+    var log: String { child.stderr.text }
+}

@@ -1,0 +1,92 @@
+import Glibc
+import XCTest
+
+/// subctl's error lines and exit codes: 1 the server refused, 64 usage error, 69 server unavailable or lost.
+final class SubctlErrorTests: IntegrationTestCase {
+    func testPublishToMissingNumberSaysHowToCreateItAndExitsOne() throws {
+        let daemon = try startDaemon()
+        let result = try subctl(daemon, "publish", ["SCIENCE", "V1.0"])
+        XCTAssertEqual(result.status, 1, "\(result)")
+        XCTAssertEqual(
+            result.stderr, "subctl: no subscription number 'SCIENCE' (create it with: subctl create SCIENCE)\n",
+            "\(result)")
+        XCTAssertEqual(result.output, "")
+    }
+
+    func testListenToMissingNumberExitsOneWithOneLine() throws {
+        let daemon = try startDaemon()
+        let result = try subctl(daemon, "listen", ["NOPE"])
+        XCTAssertEqual(result.status, 1, "\(result)")
+        XCTAssertEqual(result.errorLines.count, 1, "\(result)")
+        XCTAssertTrue(result.stderr.hasPrefix("subctl: "), "\(result)")
+        XCTAssertTrue(result.stderr.contains("NOPE"), "\(result)")
+    }
+
+    func testInvalidNumberIsRefusedWithExitOne() throws {
+        let daemon = try startDaemon()
+        let result = try subctl(daemon, "create", ["a..b"])
+        XCTAssertEqual(result.status, 1, "\(result)")
+        XCTAssertEqual(result.errorLines.count, 1, "\(result)")
+        XCTAssertTrue(result.stderr.hasPrefix("subctl: "), "\(result)")
+    }
+
+    func testNothingListeningSaysIsSubdRunningAndExits69() throws {
+        let port = try closedPort()
+        let result = try Subctl.run(["ping", "--server", "127.0.0.1:\(port)"])
+        XCTAssertEqual(result.status, 69, "\(result)")
+        XCTAssertEqual(
+            result.stderr, "subctl: cannot connect to 127.0.0.1:\(port): connection refused (is subd running?)\n",
+            "\(result)")
+        XCTAssertEqual(result.output, "")
+    }
+
+    func testListenExits69WhenTheServerGoesAway() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["N"]))
+        let listener = try listen(daemon, ["N"])
+        XCTAssertEqual(daemon.stop(), 0, "subd log:\n\(daemon.log)")
+        XCTAssertEqual(listener.waitForExit(), 69, "connection lost; stderr: \(listener.stderr)")
+        XCTAssertTrue(listener.stderr.contains("subctl: "), listener.stderr)
+    }
+
+    func testUsageErrorsExit64() throws {
+        let daemon = try startDaemon()
+        let cases: [[String]] = [
+            ["frobnicate"],
+            ["publish", "--server", daemon.server],
+            ["listen", "--server", daemon.server],
+            ["listen", "--server", daemon.server, "--count", "many", "N"],
+            ["create", "--server", daemon.server, "--no-such-option", "N"],
+        ]
+        for arguments in cases {
+            let result = try Subctl.run(arguments)
+            XCTAssertEqual(result.status, 64, "\(result)")
+            XCTAssertFalse(result.stderr.isEmpty, "a usage error says what is wrong: \(result)")
+        }
+    }
+
+    func testHelpDocumentsTheExitCodes() throws {
+        let result = try Subctl.run(["--help"])
+        XCTAssertEqual(result.status, 0, "\(result)")
+        for code in ["64", "69"] {
+            XCTAssertTrue(result.output.contains(code), "--help does not mention exit code \(code): \(result)")
+        }
+    }
+
+    /// A TCP port on 127.0.0.1 that was just bound and closed, so nothing listens on it.
+    private func closedPort() throws -> UInt16 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessError.system("socket", errno) }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError.system("bind 127.0.0.1:0", errno) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+}

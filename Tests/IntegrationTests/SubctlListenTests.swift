@@ -1,0 +1,101 @@
+import Foundation
+import XCTest
+
+/// `subctl listen`: --count, --from, --json, several patterns, SIGTERM.
+final class SubctlListenTests: IntegrationTestCase {
+    func testListenCountExitsZeroAfterThatManyMessages() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["C"]))
+        let listener = try listen(daemon, ["C"], extra: ["--count", "2"])
+        let publisher = try connect(daemon, "publisher")
+        for text in ["m1", "m2", "m3"] { XCTAssertEqual(try publisher.command("SEND C \(text)").errorCode, nil) }
+        XCTAssertEqual(listener.waitForExit(), 0, "stderr: \(listener.stderr)")
+        listener.child.stdout.waitForEnd(timeout: 5)
+        XCTAssertEqual(listener.child.stdout.text, "m1\nm2\n", "exactly the first two messages")
+    }
+
+    func testListenPrintsEachPayloadFollowedByLF() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["P"]))
+        let listener = try listen(daemon, ["P"])
+        let publisher = try connect(daemon, "publisher")
+        let payloads: [[UInt8]] = [Array("first".utf8), [], [0, 0x0A, 0xFF], Array("last".utf8)]
+        for payload in payloads { XCTAssertEqual(try publisher.pub("P", payload), .ok("1")) }
+        let expected: [UInt8] = payloads.flatMap { $0 + [UInt8(0x0A)] }
+        XCTAssertEqual(try listener.readBytes(expected.count), expected)
+        XCTAssertEqual(listener.stop(), 0)
+    }
+
+    func testListenToSeveralPatternsNamesThemAll() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["A", "B.x"]))
+        let listener = try listen(daemon, ["A", "B.*"])
+        XCTAssertTrue(listener.stderr.contains("subctl: listening on A, B.*\n"), listener.stderr)
+        let publisher = try connect(daemon, "publisher")
+        XCTAssertEqual(try publisher.command("SEND B.x bx"), .ok("1"))
+        XCTAssertEqual(try publisher.command("SEND A a"), .ok("1"))
+        XCTAssertEqual(try listener.readTextLine(), "bx")
+        XCTAssertEqual(try listener.readTextLine(), "a")
+        XCTAssertEqual(listener.stop(), 0)
+    }
+
+    func testListenFromReceivesOnlyThatPublisher() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["F"]))
+        let listener = try listen(daemon, ["F"], extra: ["--from", "alice", "--count", "1"])
+        let fromBob = try subctl(daemon, "publish", ["--name", "bob", "F", "from bob"])
+        XCTAssertEqual(fromBob.lines, ["published to 0 receivers"], "\(fromBob)")
+        let fromAlice = try subctl(daemon, "publish", ["--name", "alice", "F", "from alice"])
+        XCTAssertEqual(fromAlice.lines, ["published to 1 receiver"], "\(fromAlice)")
+        XCTAssertEqual(listener.waitForExit(), 0, "stderr: \(listener.stderr)")
+        listener.child.stdout.waitForEnd(timeout: 5)
+        XCTAssertEqual(listener.child.stdout.text, "from alice\n")
+    }
+
+    func testListenJsonPrintsOneObjectPerMessage() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["SCIENCE"]))
+        let listener = try listen(daemon, ["SCIENCE"], extra: ["--json"])
+        let alice = try connect(daemon, "alice")
+        _ = try alice.command("HELLO name=alice")
+        let anonymous = try connect(daemon, "anonymous")
+        let before = Date()
+        XCTAssertEqual(try alice.command("SEND SCIENCE V1.0"), .ok("1"))
+        XCTAssertEqual(try anonymous.command("SEND SCIENCE \"quoted\" \\ ü"), .ok("1"))
+        XCTAssertEqual(try anonymous.pub("SCIENCE", [0xFF, 0xFE, 0x00]), .ok("1"))
+
+        let first = try jsonObject(try listener.readLine())
+        XCTAssertEqual(first["number"] as? String, "SCIENCE")
+        XCTAssertEqual(first["payload"] as? String, "V1.0")
+        XCTAssertEqual(first["from"] as? String, "alice")
+        XCTAssertNil(first["payload_base64"])
+        let stamp = try XCTUnwrap(first["received_at"] as? String, "received_at")
+        XCTAssertNotNil(
+            stamp.wholeMatch(of: /[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z/),
+            "received_at '\(stamp)' is not ISO-8601 UTC with milliseconds")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: stamp) {
+            XCTAssertEqual(date.timeIntervalSince(before), 0, accuracy: 60, "received_at is now")
+        } else {
+            XCTFail("received_at '\(stamp)' does not parse")
+        }
+
+        let second = try jsonObject(try listener.readLine())
+        XCTAssertEqual(second["payload"] as? String, "\"quoted\" \\ ü")
+        XCTAssertTrue(second["from"] is NSNull, "from is null without HELLO name=: \(second)")
+
+        let third = try jsonObject(try listener.readLine())
+        XCTAssertNil(third["payload"], "a payload that is not UTF-8 has no 'payload'")
+        XCTAssertEqual(third["payload_base64"] as? String, Data([0xFF, 0xFE, 0x00]).base64EncodedString())
+        XCTAssertEqual(listener.stop(), 0)
+    }
+
+    private func jsonObject(_ line: [UInt8]) throws -> [String: Any] {
+        let object = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed])
+        return try XCTUnwrap(object as? [String: Any], "not a JSON object: \(describeBytes(line))")
+    }
+
+    func testListenExitsZeroOnSigterm() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["T"]))
+        let listener = try listen(daemon, ["T"])
+        XCTAssertEqual(listener.stop(), 0, "stderr: \(listener.stderr)")
+        let publisher = try connect(daemon, "publisher")
+        try eventually("the listener's session ended") { try listCounts(publisher)["T"] == 0 }
+    }
+}
