@@ -20,7 +20,10 @@ final class Daemon: @unchecked Sendable {
 
     /// Writes `config` to a temporary file and starts subd with `--config FILE --listen 127.0.0.1:0`
     /// (plus `--unix PATH` when `unixSocket` is true); waits up to 10 s for the listening lines.
-    init(config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false, extraArguments: [String] = []) throws {
+    init(
+        config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false, extraArguments: [String] = [],
+        environment: [String: String?] = [:]
+    ) throws {
         let executable = try BinaryLocator.executable("subd")
         // Short path: sun_path holds at most 107 bytes.
         directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("subd-it-\(UUID().uuidString.prefix(8))")
@@ -32,7 +35,7 @@ final class Daemon: @unchecked Sendable {
         if let unixPath { arguments += ["--unix", unixPath] }
         arguments += extraArguments
         self.unixPath = unixPath
-        child = try ChildProcess(executable: executable, arguments: arguments, label: "subd")
+        child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, label: "subd")
         do {
             let portText = try child.stderr.waitFor("'listening on tcp 127.0.0.1:PORT'", timeout: 10) { text in
                 text.firstMatch(of: /listening on tcp ([0-9.]+):([0-9]+)/).map { String($0.output.2) }

@@ -30,8 +30,12 @@ class IntegrationTestCase: XCTestCase {
     }
 
     /// Starts a subd with `config` (and a Unix socket when asked); stopped and checked at teardown.
-    func startDaemon(_ config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false) throws -> Daemon {
-        let daemon = try Daemon(config: config, unixSocket: unixSocket)
+    func startDaemon(
+        _ config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false, extraArguments: [String] = [],
+        environment: [String: String?] = [:]
+    ) throws -> Daemon {
+        let daemon = try Daemon(
+            config: config, unixSocket: unixSocket, extraArguments: extraArguments, environment: environment)
         daemons.append(daemon)
         return daemon
     }

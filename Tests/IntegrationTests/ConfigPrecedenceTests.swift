@@ -1,0 +1,71 @@
+import Foundation
+import XCTest
+
+/// Configuration sources and their precedence: command line, then SUBD_* environment, then the file, then defaults;
+/// and a bad value stops subd at start with one line naming the key.
+final class ConfigPrecedenceTests: IntegrationTestCase {
+    func testEnvironmentOverridesTheFile() throws {
+        let daemon = try startDaemon(DaemonConfig(maxLine: 300), environment: ["SUBD_MAX_LINE": "1024"])
+        let client = try connect(daemon)
+        let reply = try client.command("PING " + String(repeating: "x", count: 600))
+        XCTAssertNil(reply.errorCode, "SUBD_MAX_LINE=1024 should win over max_line: 300 in the file")
+        try client.sendLine("PING " + String(repeating: "y", count: 1100))
+        assertError(try client.readReply(), "TOOBIG", "a line over SUBD_MAX_LINE")
+    }
+
+    func testCommandLineOverridesTheEnvironment() throws {
+        // An invalid level in the environment is never read when --log-level is given.
+        let daemon = try startDaemon(
+            DaemonConfig(), extraArguments: ["--log-level", "debug"], environment: ["SUBD_LOG_LEVEL": "loud"])
+        let client = try connect(daemon)
+        XCTAssertNil(try client.command("PING").errorCode)
+        // debug level from the command line: the connect is logged.
+        try daemon.child.stderr.waitFor(substring: "client connected", timeout: 5)
+    }
+
+    func testNumbersFromTheFileExistAtStart() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["SCIENCE", "SCIENCE.physics"]))
+        let client = try connect(daemon)
+        let reply = try client.command("LIST")
+        XCTAssertEqual(reply, .list(["SCIENCE 0", "SCIENCE.physics 0"]))
+    }
+
+    func testBadValueInTheFileStopsSubdWithOneLineNamingTheKey() throws {
+        let result = try runSubd(yaml: "max_pending: lots\n")
+        XCTAssertEqual(result.status, 78)
+        XCTAssertEqual(result.lines.count, 1, "one line, got: \(result.lines)")
+        XCTAssertTrue(result.lines.first?.contains("max_pending") == true, "names the key: \(result.lines)")
+        XCTAssertTrue(result.lines.first?.contains("lots") == true, "shows the value: \(result.lines)")
+    }
+
+    func testBadValueInTheEnvironmentStopsSubdWithOneLineNamingTheKey() throws {
+        let result = try runSubd(yaml: "log_level: info\n", environment: ["SUBD_MAX_CONNECTIONS": "0"])
+        XCTAssertEqual(result.status, 78)
+        XCTAssertEqual(result.lines.count, 1, "one line, got: \(result.lines)")
+        XCTAssertTrue(result.lines.first?.contains("max_connections") == true, "names the key: \(result.lines)")
+    }
+
+    func testUnknownOptionIsAUsageError() throws {
+        let child = try ChildProcess(
+            executable: try BinaryLocator.executable("subd"), arguments: ["--no-such-option"], label: "subd")
+        XCTAssertEqual(child.waitForExit(timeout: 10), 64)
+        XCTAssertTrue(child.stderr.text.contains("unknown option '--no-such-option'"), child.stderr.text)
+    }
+
+    /// Runs subd with a config file that should make it refuse to start; returns its exit status and stderr lines.
+    private func runSubd(
+        yaml: String, environment: [String: String?] = [:]
+    ) throws -> (status: Int32?, lines: [String]) {
+        let file = URL(fileURLWithPath: "/tmp/subd-it-bad-\(UUID().uuidString.prefix(8)).yaml")
+        try yaml.write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let child = try ChildProcess(
+            executable: try BinaryLocator.executable("subd"),
+            arguments: ["--config", file.path, "--listen", "127.0.0.1:0"], environment: environment, label: "subd")
+        defer { child.kill9IfRunning() }
+        let status = child.waitForExit(timeout: 10)
+        _ = child.stderr.waitForEnd(timeout: 5)
+        let lines = child.stderr.text.split(separator: "\n").map(String.init)
+        return (status, lines)
+    }
+}
