@@ -28,6 +28,10 @@ extension CommandParser {
         precondition(minimumCapacity >= 0, "minimumCapacity must not be negative, got \(minimumCapacity)")
         compact()
         let needed = writeIndex + minimumCapacity
+        if buffer.count > Self.shrinkThreshold && needed <= Self.shrinkThreshold / 2 {
+            // A large payload is gone: give its storage back, so an idle connection does not pin a MiB.
+            buffer = Array(buffer[0..<writeIndex])
+        }
         if buffer.count < needed {
             buffer.append(contentsOf: repeatElement(0, count: needed - buffer.count))
             // Use all the capacity the array allocated, so the next reads need no growth.
@@ -46,6 +50,9 @@ extension CommandParser {
         writeIndex += written
         return written
     }
+
+    /// A buffer grown past this (for a large payload) is given back once little of it is in use.
+    static var shrinkThreshold: Int { 256 * 1024 }
 
     /// Drops consumed bytes by moving the unread ones to the front of the buffer.
     mutating func compact() {

@@ -37,11 +37,7 @@ do {
 }
 
 let logLevel = loaded.logLevel
-LoggingSystem.bootstrap { label in
-    var handler = StreamLogHandler.standardError(label: label)
-    handler.logLevel = logLevel
-    return handler
-}
+LoggingSystem.bootstrap { _ in LogLineHandler(logLevel: logLevel) }
 let logger = Logger(label: "subd")
 
 do {

@@ -102,3 +102,18 @@ final class ParserBufferTests: XCTestCase {
         XCTAssertEqual(parser.next(), .success(.ping(text: "lazy")))
     }
 }
+
+/// Regression: after one 1 MiB payload the parser kept a 1 MiB buffer for the rest of the connection.
+final class ParserBufferShrinkTests: XCTestCase {
+    func testBufferIsGivenBackAfterALargePayload() {
+        var parser = CommandParser()
+        let payload = [UInt8](repeating: 0x41, count: 1_000_000)
+        parser.append(contentsOf: Array("PUB N \(payload.count)\n".utf8) + payload + [0x0A])
+        guard case .success(.publish(_, let received))? = parser.next() else { return XCTFail("no PUB parsed") }
+        XCTAssertEqual(received.count, payload.count)
+        XCTAssertGreaterThan(parser.bufferCapacity, 1_000_000)
+        parser.append(contentsOf: Array("PING\n".utf8))
+        XCTAssertEqual(parser.next(), .success(.ping(text: nil)))
+        XCTAssertLessThanOrEqual(parser.bufferCapacity, 256 * 1024, "storage of the big payload was kept")
+    }
+}
