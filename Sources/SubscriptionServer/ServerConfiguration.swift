@@ -1,3 +1,5 @@
+import SubscriptionCenter
+
 /// A configuration value that cannot be used: names the key and the problem in one line.
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     /// The configuration key, as written in `config/subd.yaml` (e.g. `max_line`).
@@ -59,6 +61,13 @@ public struct ServerConfiguration: Sendable, Equatable {
         try positive(maxNumbers, "max_numbers")
         guard unixSocketMode <= 0o777 else {
             throw ConfigurationError(key: "unix_socket_mode", problem: "must be octal permission bits such as 0660")
+        }
+        for number in numbers {
+            do {
+                try Names.checkNumber(number)
+            } catch {
+                throw ConfigurationError(key: "numbers", problem: "'\(number)' is not a valid number: it \(error)")
+            }
         }
         guard !listen.isEmpty || unixSocket != nil else {
             throw ConfigurationError(key: "listen", problem: "no listen address and no unix_socket: nothing to serve")

@@ -43,11 +43,14 @@ struct ConfigLoader {
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["SUBD_AUTH_TOKEN"])).prefixKeys(with: "subd"),
         ]
         let file = arguments.configFile ?? defaultFile
-        do {
+        if let text = try? String(contentsOfFile: file, encoding: .utf8) {
+            try Self.checkKeys(text)
             // A file of comments only (every key left at its default) is no YAML mapping; read it as empty.
-            if let text = try? String(contentsOfFile: file, encoding: .utf8), Self.holdsOnlyComments(text) {
+            if Self.holdsOnlyComments(text) {
                 return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file)
             }
+        }
+        do {
             let provider = try await FileProvider<YAMLSnapshot>(
                 filePath: FilePath(file),
                 allowMissing: arguments.configFile == nil
@@ -58,6 +61,26 @@ struct ConfigLoader {
         }
         let loader = ConfigLoader(reader: ConfigReader(providers: providers))
         return try loader.settings(file: file)
+    }
+
+    /// Every key subd reads, as written in the YAML file.
+    static let knownKeys: Set<String> = [
+        "listen", "unix_socket", "unix_socket_mode", "numbers", "max_line", "max_payload", "max_pending",
+        "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
+    ]
+
+    /// Refuses a top-level key subd does not know (a typo would otherwise be ignored without a word).
+    static func checkKeys(_ text: String) throws(ConfigurationError) {
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let first = line.first, first.isLetter || first == "_", let colon = line.firstIndex(of: ":") else {
+                continue
+            }
+            let key = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
+            guard !knownKeys.contains(key) else { continue }
+            throw ConfigurationError(
+                key: key, problem: "unknown key (known keys: \(knownKeys.sorted().joined(separator: ", ")))"
+            )
+        }
     }
 
     /// True when YAML text has nothing but blank lines, comments and document markers.

@@ -45,6 +45,19 @@ final class ConfigPrecedenceTests: IntegrationTestCase {
         XCTAssertTrue(result.lines.first?.contains("max_connections") == true, "names the key: \(result.lines)")
     }
 
+    func testMisspelledKeyIsRefusedNotIgnored() throws {
+        let result = try runSubd(yaml: "max_pendng: 4096\n")
+        XCTAssertEqual(result.status, 78)
+        XCTAssertEqual(result.lines.count, 1, "one line, got: \(result.lines)")
+        XCTAssertTrue(result.lines.first?.contains("max_pendng: unknown key") == true, "\(result.lines)")
+    }
+
+    func testInvalidNumberToCreateAtStartIsAConfigError() throws {
+        let result = try runSubd(yaml: "numbers: [\"SCIENCE\", \"a..b\"]\n")
+        XCTAssertEqual(result.status, 78)
+        XCTAssertTrue(result.lines.first?.contains("numbers: 'a..b' is not a valid number") == true, "\(result.lines)")
+    }
+
     func testUnknownOptionIsAUsageError() throws {
         let child = try ChildProcess(
             executable: try BinaryLocator.executable("subd"), arguments: ["--no-such-option"], label: "subd")
