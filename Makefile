@@ -3,7 +3,7 @@ SWIFT      ?= swift
 CONFIG     ?= config/subd.yaml
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
-.PHONY: all build release run test bench clean
+.PHONY: all build release run test bench fuzz clean
 
 all: build
 
@@ -36,3 +36,16 @@ bench: release
 
 clean:
 	rm -rf .build
+
+## fuzz: libFuzzer on the command parser for FUZZ_SECONDS (default 60); crashes land in .build/fuzz/
+FUZZ_SECONDS ?= 60
+fuzz:
+	mkdir -p .build/fuzz/corpus
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionCenter -emit-library -static \
+		-emit-module -emit-module-path .build/fuzz/SubscriptionCenter.swiftmodule \
+		Sources/SubscriptionCenter/*.swift -o .build/fuzz/libSubscriptionCenter.a
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name ParserFuzz -I .build/fuzz \
+		Tests/Fuzz/ParserFuzz.swift Sources/SubscriptionProtocol/*.swift .build/fuzz/libSubscriptionCenter.a \
+		-o .build/fuzz/parser-fuzz
+	.build/fuzz/parser-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/commands.dict -artifact_prefix=.build/fuzz/ \
+		.build/fuzz/corpus
