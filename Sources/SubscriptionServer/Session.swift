@@ -57,14 +57,16 @@ final class Session: Customer, @unchecked Sendable {
 
     /// Read this much per read(2).
     private static let readSize = 65_536
-    /// Stop reading a session's commands while its own output holds more than this (backpressure).
-    private static let pauseReadingAbove = 4 << 20
+    /// Stop reading a session's commands while its own output holds more than this (backpressure): 4 MiB, or half
+    /// of `max_pending` when that is smaller, so a client's own replies alone never get it cut off.
+    private let pauseReadingAbove: Int
     /// ...and read again once it is below this.
-    private static let resumeReadingBelow = 1 << 20
+    private var resumeReadingBelow: Int { pauseReadingAbove / 4 }
 
     init(id: UInt64, fd: Int32, server: Server, limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool) {
         self.id = id
         self.maxPending = maxPending
+        self.pauseReadingAbove = min(4 << 20, maxPending / 2)
         self.fd = fd
         self.server = server
         self.parser = CommandParser(limits: limits)
@@ -100,10 +102,7 @@ final class Session: Customer, @unchecked Sendable {
     /// Queues a GONE push.
     func sendGone(_ number: String) {
         guard state == .open else { return }
-        server.scratch.removeAll(keepingCapacity: true)
-        ReplyEncoder.gone(number, into: &server.scratch)
-        server.scratch.withUnsafeBytes { output.append(replyBytes: $0) }
-        server.markDirty(self)
+        appendReply { ReplyEncoder.gone(number, into: &$0) }
     }
 
     // MARK: Reading
@@ -167,7 +166,7 @@ final class Session: Customer, @unchecked Sendable {
                 }
             }
         }
-        if state == .open && output.pendingBytes > Self.pauseReadingAbove && !readPaused {
+        if state == .open && output.pendingBytes > pauseReadingAbove && !readPaused {
             readPaused = true
             readSource?.suspend()
         }
@@ -223,7 +222,7 @@ final class Session: Customer, @unchecked Sendable {
         } else if !writeSourceRunning {
             startWriteSource()
         }
-        if readPaused && output.pendingBytes < Self.resumeReadingBelow && state == .open {
+        if readPaused && output.pendingBytes < resumeReadingBelow && state == .open {
             readPaused = false
             readSource?.resume()
         }

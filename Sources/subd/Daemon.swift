@@ -8,15 +8,15 @@ import SubscriptionServer
 /// Runs the server as a process: signals in, exit status out.
 ///
 /// A plain nonisolated class that owns its own serial queue: Dispatch sources made in `@MainActor` context
-/// (top-level code) crash on their first event under Swift 6 on Linux, so they are made here. The signal sources
-/// are kept in a stored property; a released source would silently ignore its signal.
+/// (top-level code) crash on their first event under Swift 6 on Linux, so they are made here. Signals arrive
+/// through a ``SignalPipe``, kept in a stored property.
 ///
 /// This is also the seam for systemd: readiness, watchdog and socket activation hook in around ``run()``.
 final class Daemon: @unchecked Sendable {
     private let server: Server
     private let logger: Logger
     private let queue = DispatchQueue(label: "subd.signals")
-    private var signalSources: [DispatchSourceSignal] = []
+    private var signals: SignalPipe?
     private var stopRequested = false
     private var drained = false
     private var stopped: CheckedContinuation<Void, Never>?
@@ -30,23 +30,15 @@ final class Daemon: @unchecked Sendable {
     /// Signals are caught before the first listener opens, so a signal right after start-up is never fatal.
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        queue.sync { installSignalHandlers() }
+        let signals = SignalPipe(signals: [SIGTERM, SIGINT])
+        signals.start(on: queue) { [weak self] number in self?.stop(signal: number) }
+        self.signals = signals
         let addresses = try server.start()
         logger.info("subd \(SubdVersion.current) ready", metadata: ["listeners": "\(addresses.count)"])
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.sync {
                 if drained { continuation.resume() } else { stopped = continuation }
             }
-        }
-    }
-
-    private func installSignalHandlers() {
-        for number in [SIGTERM, SIGINT] {
-            // SIG_IGN first (the usual libdispatch pattern) would drop a signal arriving before the source is armed.
-            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-            source.setEventHandler { [weak self] in self?.stop(signal: number) }
-            source.resume()
-            signalSources.append(source)
         }
     }
 

@@ -22,6 +22,15 @@ final class SignalTests: IntegrationTestCase {
         XCTAssertLessThan(elapsed, 3, "nothing was pending and the clients closed, yet exit took \(elapsed) s")
     }
 
+    /// Regression: a SIGTERM right after the listening line killed subd (exit 143) or was lost (no exit), because
+    /// libdispatch arms its signal sources asynchronously.
+    func testSigtermRightAfterStartUpIsAlwaysAGracefulStop() throws {
+        for round in 0..<10 {
+            let daemon = try startDaemon()
+            XCTAssertEqual(daemon.stop(signal: SIGTERM, timeout: 10), 0, "round \(round); subd log:\n\(daemon.log)")
+        }
+    }
+
     func testSigintExitsZero() throws {
         let daemon = try startDaemon()
         let client = try connect(daemon)
