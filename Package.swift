@@ -52,9 +52,13 @@ let package = Package(
         ),
         // Load generator for `make bench`.
         .executableTarget(name: "subbench", dependencies: ["CSubdShim"]),
-        .testTarget(name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter"]),
-        .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol"]),
-        .testTarget(name: "SubscriptionClientTests", dependencies: ["SubscriptionClient"]),
-        .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient"]),
+        // Helpers shared by the test targets (a seeded random generator).
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "TestSupport"]),
+        .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "TestSupport"]),
+        .testTarget(name: "SubscriptionClientTests", dependencies: ["SubscriptionClient", "TestSupport"]),
+        // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
+        // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
+        .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 
 /// Binary payloads and max_payload.
 final class PayloadTests: IntegrationTestCase {
@@ -25,7 +26,7 @@ final class PayloadTests: IntegrationTestCase {
         let subscriber = try connect(daemon, "subscriber")
         let publisher = try connect(daemon, "publisher")
         try subscribe(subscriber, "BIG")
-        var generator = SplitMix64(seed: 42)
+        var generator = SeededGenerator(seed: 42)
         let payload = (0..<maxPayload).map { _ in UInt8(truncatingIfNeeded: generator.next()) }
         XCTAssertEqual(try publisher.pub("BIG", payload), .ok("1"))
         let message = try subscriber.nextMessage()
@@ -50,18 +51,3 @@ final class PayloadTests: IntegrationTestCase {
     }
 }
 
-/// A small deterministic pseudo-random generator for test payloads.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    /// A generator that always yields the same sequence for `seed`.
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

@@ -1,4 +1,5 @@
 import XCTest
+import TestSupport
 
 /// Many commands per write, commands split into tiny writes, and replies never split by pushes.
 final class PipeliningTests: IntegrationTestCase {
@@ -41,7 +42,7 @@ final class PipeliningTests: IntegrationTestCase {
     }
 
     func testCommandsSentInRandomChunksAreParsed() throws {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for round in 0..<3 {
             let daemon = try startDaemon()
             let client = try connect(daemon, "round \(round)")

@@ -1,5 +1,6 @@
 @testable import SubscriptionCenter
 import XCTest
+import TestSupport
 
 /// Random operations against a simple reference model; after every step both indexes must agree with it.
 final class IndexConsistencyTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionClient
+import TestSupport
 
 /// The reply parser must give the same messages however the bytes are chunked.
 final class ServerMessageParserTests: XCTestCase {
@@ -39,7 +40,7 @@ final class ServerMessageParserTests: XCTestCase {
 
     func testRandomChunksAreParsedAlike() throws {
         for seed in UInt64(1)...200 {
-            var random = SplitMix64(seed: seed)
+            var random = SeededGenerator(seed: seed)
             var chunks: [[UInt8]] = []
             var index = 0
             while index < Self.corpus.count {
@@ -79,7 +80,7 @@ final class ServerMessageParserTests: XCTestCase {
 
     func testLargePayloadInManyChunks() throws {
         var payload: [UInt8] = []
-        var random = SplitMix64(seed: 7)
+        var random = SeededGenerator(seed: 7)
         for _ in 0..<300_000 { payload.append(UInt8(truncatingIfNeeded: random.next())) }
         var input = Array("MSG BIG \(payload.count) from=me\n".utf8) + payload + [0x0A] + Array("+OK 1\n".utf8)
         input += Array("GONE BIG\n".utf8)
@@ -178,17 +179,3 @@ final class ServerMessageParserTests: XCTestCase {
     }
 }
 
-/// A small seeded random generator, so chunkings are the same on every run.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

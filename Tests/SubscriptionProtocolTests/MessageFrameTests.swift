@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import TestSupport
 
 /// The `MSG` push frame: exact bytes and exact size.
 final class MessageFrameTests: XCTestCase {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import TestSupport
 
 /// Thousands of random byte strings: no crash, the same results however they are fed, bounded memory.
 final class ParserFuzzTests: XCTestCase {

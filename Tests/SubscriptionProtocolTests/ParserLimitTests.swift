@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import TestSupport
 
 /// Line and payload limits, at and just over the edge.
 final class ParserLimitTests: XCTestCase {

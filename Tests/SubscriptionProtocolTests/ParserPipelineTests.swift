@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import TestSupport
 
 /// Many commands sent back to back, with binary PUB payloads and mixed line endings.
 final class ParserPipelineTests: XCTestCase {
