@@ -6,7 +6,7 @@ struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove subscription numbers; their subscribers are told GONE.",
-        discussion: "Prints 'removed NUMBER (K subscribers told)' for each, in order; stops at the first failure."
+        discussion: "Prints 'removed NUMBER (K subscribers told)' ('subscriber' when K is 1) for each, in order; stops at the first failure."
     )
 
     @OptionGroup var options: GlobalOptions
@@ -24,7 +24,7 @@ struct RemoveCommand: AsyncParsableCommand {
         for number in numbers {
             do {
                 let told = try await client.remove(number)
-                Output.line("removed \(number) (\(told) subscribers told)")
+                Output.line("removed \(number) (\(told) \(told == 1 ? "subscriber" : "subscribers") told)")
             } catch {
                 throw Report.failure(error, endpoint: client.endpoint, number: number)
             }

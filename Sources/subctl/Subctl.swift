@@ -27,6 +27,26 @@ struct Subctl: AsyncParsableCommand {
     static func main() async {
         setvbuf(stdout, nil, _IOLBF, 0)
         _ = signal(SIGPIPE, SIG_IGN)
-        await main(nil)
+        await main(movingGlobalOptions(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// The global options may come before the subcommand too (`subctl --server X publish ...`, as with redis-cli
+    /// or nats): they are moved behind the subcommand's name, where the subcommand's option group reads them.
+    static func movingGlobalOptions(_ arguments: [String]) -> [String] {
+        var leading: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first {
+            if first == "--server" || first == "--name", rest.count >= 2 {
+                leading += rest.prefix(2)
+                rest = rest.dropFirst(2)
+            } else if first.hasPrefix("--server=") || first.hasPrefix("--name=") {
+                leading.append(first)
+                rest = rest.dropFirst()
+            } else {
+                break
+            }
+        }
+        guard !leading.isEmpty, let subcommand = rest.first else { return arguments }
+        return [subcommand] + leading + rest.dropFirst()
     }
 }

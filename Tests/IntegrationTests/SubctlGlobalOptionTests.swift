@@ -1,0 +1,30 @@
+import XCTest
+
+/// `--server` and `--name` work before the subcommand as well as after it (`subctl --server X publish ...`).
+final class SubctlGlobalOptionTests: IntegrationTestCase {
+    func testGlobalOptionsBeforeTheSubcommand() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["N"]))
+        let subscriber = try connect(daemon, "subscriber")
+        try subscribe(subscriber, "N")
+        let result = try Subctl.run(["--server", daemon.server, "--name", "alice", "publish", "N", "hi"])
+        XCTAssertEqual(result.status, 0, "\(result)")
+        XCTAssertEqual(result.lines, ["published to 1 receiver"], "\(result)")
+        let message = try subscriber.nextMessage()
+        XCTAssertEqual(message.text, "hi")
+        XCTAssertEqual(message.attributes["from"], "alice", "--name before the subcommand is sent with HELLO")
+    }
+
+    func testEqualsFormBeforeTheSubcommand() throws {
+        let daemon = try startDaemon()
+        let result = try Subctl.run(["--server=\(daemon.server)", "create", "X"])
+        XCTAssertEqual(result.status, 0, "\(result)")
+        XCTAssertEqual(result.lines, ["created X"], "\(result)")
+    }
+
+    func testRemoveSaysSubscriberForOne() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["ONE"]))
+        try subscribe(try connect(daemon, "subscriber"), "ONE")
+        let result = try Subctl.run(["remove", "ONE", "--server", daemon.server])
+        XCTAssertEqual(result.lines, ["removed ONE (1 subscriber told)"], "\(result)")
+    }
+}
