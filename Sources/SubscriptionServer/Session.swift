@@ -141,7 +141,8 @@ final class Session: Customer, @unchecked Sendable {
             case .success(.processed(0)):
                 peerClosed = true
                 processCommands()
-                closeGracefully()
+                // Paused with commands left: they run, and the session closes, once its output drains.
+                if !readPaused { closeGracefully() }
                 return
             case .success(.processed(let n)):
                 server.stats.bytesIn += UInt64(n)
@@ -151,9 +152,11 @@ final class Session: Customer, @unchecked Sendable {
         }
     }
 
-    /// Runs every complete command in the buffer, in order.
+    /// Runs the complete commands in the buffer, in order, until the session's own output passes the pause mark:
+    /// then reading stops, and the rest run once the output has drained (a 5-byte LIST can make a reply of
+    /// megabytes, so the check is made after every command, not once per read).
     private func processCommands() {
-        while state == .open, let result = parser.next() {
+        while state == .open, !readPaused, let result = parser.next() {
             switch result {
             case .success(let command):
                 server.handle(command, from: self)
@@ -165,10 +168,10 @@ final class Session: Customer, @unchecked Sendable {
                     closeGracefully()
                 }
             }
-        }
-        if state == .open && output.pendingBytes > pauseReadingAbove && !readPaused {
-            readPaused = true
-            readSource?.suspend()
+            if state == .open && output.pendingBytes > pauseReadingAbove {
+                readPaused = true
+                readSource?.suspend()
+            }
         }
     }
 
@@ -225,6 +228,9 @@ final class Session: Customer, @unchecked Sendable {
         if readPaused && output.pendingBytes < resumeReadingBelow && state == .open {
             readPaused = false
             readSource?.resume()
+            // Commands already buffered run now: no new bytes may ever come to wake the read source for them.
+            processCommands()
+            if peerClosed && !readPaused { closeGracefully() }
         }
     }
 

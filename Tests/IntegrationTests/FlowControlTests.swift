@@ -45,6 +45,33 @@ final class FlowControlTests: IntegrationTestCase {
         XCTAssertEqual(try stats(other)["slow_consumers"], "0", "a client slowed by its own replies is not cut off")
     }
 
+    /// Regression: the pause was checked once per read, after every command in it had run, so a few bytes of
+    /// pipelined LISTs (each a reply of hundreds of KB) grew subd by hundreds of MB and stalled other clients.
+    /// Also checks that commands left in the buffer at the pause run when it lifts, with no new bytes arriving.
+    func testSmallCommandsWithHugeRepliesArePausedMidRead() throws {
+        let daemon = try startDaemon(DaemonConfig(maxNumbers: 5000))
+        let setup = try connect(daemon, "setup", timeout: 30)
+        let numbers = (0..<1000).map { "big." + String(repeating: "n", count: 180) + String(format: "%05d", $0) }
+        try setup.send(Array(numbers.map { "CREATE \($0)\n" }.joined().utf8))
+        for _ in numbers { XCTAssertEqual(try setup.readReply(), .ok("created")) }
+        let baseline = try residentBytes(of: daemon)
+
+        let lists = 200  // 1,000 bytes asking for about 38 MB of replies
+        let greedy = try connect(daemon, "greedy client", timeout: 30, receiveBuffer: 4096)
+        try greedy.send(Array(String(repeating: "LIST\n", count: lists).utf8))
+        // Another client is answered at once, and by then subd has stopped at the pause mark.
+        XCTAssertEqual(try setup.command("PING"), .status("PONG"))
+        XCTAssertEqual(try setup.command("PING"), .status("PONG"))
+        let grown = try residentBytes(of: daemon) - baseline
+        XCTAssertLessThan(grown, 16 << 20, "subd grew by \(grown) bytes for \(lists) unread LISTs")
+
+        let expected = numbers.sorted().map { "\($0) 0" }
+        for index in 0..<lists {
+            let reply = try greedy.readReply()
+            guard reply == .list(expected) else { return XCTFail("LIST \(index) answered \(reply)") }
+        }
+    }
+
     /// subd's resident memory in bytes (VmRSS).
     private func residentBytes(of daemon: Daemon) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(daemon.child.pid)/status", encoding: .utf8)
