@@ -11,7 +11,7 @@ final class CustomerRecord<Message> {
     /// The stamp of the last send that delivered to this customer (at-most-once per send).
     var lastStamp: UInt64 = 0
     /// Every pattern subscribed to, and whether it holds a wildcard (then it lives in the trie, else on the number).
-    var patterns: [String: Bool] = [:]
+    var patterns: [NameKey: Bool] = [:]
 
     init(_ customer: any Customer<Message>) {
         self.customer = customer

@@ -5,7 +5,7 @@
 struct MatchCache<Message> {
     /// The most numbers remembered at once.
     let capacity: Int
-    private var results: [String: [Subscription<Message>]] = [:]
+    private var results: [NameKey: [Subscription<Message>]] = [:]
     private var generation: UInt64 = 0
 
     /// How many numbers are remembered.
@@ -22,11 +22,12 @@ struct MatchCache<Message> {
             results.removeAll(keepingCapacity: true)
             generation = trie.generation
         }
-        if let cached = results[number] { return cached }
+        let key = NameKey(number)
+        if let cached = results[key] { return cached }
         var found: [Subscription<Message>] = []
-        trie.collect(matching: Names.tokens(number), into: &found)
+        trie.collect(matching: NameKey.tokens(of: number), into: &found)
         if results.count >= capacity { results.removeAll(keepingCapacity: true) }
-        results[number] = found
+        results[key] = found
         return found
     }
 }

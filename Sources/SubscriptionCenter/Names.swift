@@ -100,7 +100,7 @@ public enum Names {
 
     /// Splits a valid number or pattern into its tokens.
     public static func tokens(_ name: String) -> [Substring] {
-        name.split(separator: ".", omittingEmptySubsequences: false)
+        NameKey.tokens(of: name).map(\.text)
     }
 
     @usableFromInline

@@ -10,11 +10,13 @@ extension SubscriptionCenter {
         } catch {
             throw .invalidName(number, error)
         }
-        if numbers[number] != nil { return false }
+        let key = NameKey(number)
+        if numbers[key] != nil { return false }
         guard numbers.count < limits.maxNumbers else {
             throw .limit("at most \(limits.maxNumbers) numbers may exist")
         }
-        numbers[number] = NumberEntry()
+        numbers[key] = NumberEntry()
+        sortedNumbers = nil
         return true
     }
 
@@ -23,11 +25,13 @@ extension SubscriptionCenter {
     /// Returns the live customers that had an exact subscription to it, so that the daemon can tell them `GONE`.
     /// Throws ``CenterError/notFound(_:)`` when no such number exists.
     public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
-        guard let entry = numbers.removeValue(forKey: number) else { throw .notFound(number) }
+        let key = NameKey(number)
+        guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
+        sortedNumbers = nil
         var gone: [any Customer<Message>] = []
         for subscription in entry.subscribers.removeAll() {
             let record = subscription.record
-            record.patterns[number] = nil
+            record.patterns[key] = nil
             if let customer = record.customer {
                 gone.append(customer)
                 forgetIfUnsubscribed(record)
@@ -40,7 +44,7 @@ extension SubscriptionCenter {
 
     /// Whether the number exists.
     public func contains(_ number: String) -> Bool {
-        numbers[number] != nil
+        numbers[NameKey(number)] != nil
     }
 
     /// The existing numbers that match the pattern (`>`, the default, matches all), sorted by number, each with
@@ -52,12 +56,14 @@ extension SubscriptionCenter {
         } catch {
             throw .invalidName(pattern, error)
         }
-        let names: [String]
+        let names: [NameKey]
         if hasWildcard {
-            names = numbers.keys.filter { Names.matches(pattern: pattern, number: $0) }.sorted()
+            if sortedNumbers == nil { sortedNumbers = numbers.keys.sorted() }
+            let all = sortedNumbers ?? []
+            names = pattern == ">" ? all : all.filter { Names.matches(pattern: pattern, number: $0.string) }
         } else {
-            names = numbers[pattern] == nil ? [] : [pattern]
+            names = numbers[NameKey(pattern)] == nil ? [] : [NameKey(pattern)]
         }
-        return names.map { NumberInfo(number: $0, subscribers: subscriberCount(of: $0)) }
+        return names.map { NumberInfo(number: $0.string, subscribers: subscriberCount(of: $0.string)) }
     }
 }

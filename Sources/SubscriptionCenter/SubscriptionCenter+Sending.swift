@@ -8,7 +8,7 @@ extension SubscriptionCenter {
     /// true. Throws ``CenterError/notFound(_:)`` when the number does not exist.
     @discardableResult
     public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError) -> Int {
-        guard let entry = numbers[number] else { throw .notFound(number) }
+        guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
         let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
@@ -25,7 +25,7 @@ extension SubscriptionCenter {
     /// How many live customers a message to the number would reach: exact and wildcard subscribers, each customer
     /// once, `from` filters ignored. 0 when the number does not exist (a send to it would fail).
     public func subscriberCount(of number: String) -> Int {
-        guard let entry = numbers[number] else { return 0 }
+        guard let entry = numbers[NameKey(number)] else { return 0 }
         var visits = beginVisits()
         var count = countLive(entry.subscribers.items, visits: &visits)
         if !trie.isEmpty {
@@ -46,7 +46,7 @@ extension SubscriptionCenter {
             let record = subscription.record
             if visits.contains(record) { continue }
             // A filtered subscription that does not pass leaves the customer to its other subscriptions.
-            if let wanted = subscription.from, wanted != sender { continue }
+            if let wanted = subscription.from, !Self.sameBytes(wanted, sender) { continue }
             guard let customer = record.customer else {
                 purge(record)
                 continue
@@ -55,6 +55,13 @@ extension SubscriptionCenter {
             if customer.receive(message, on: number) { accepted += 1 }
         }
         return accepted
+    }
+
+    /// Client names, like numbers, are bytes: canonically equivalent spellings are different names.
+    @inline(__always)
+    private static func sameBytes(_ wanted: String, _ sender: String?) -> Bool {
+        guard let sender else { return false }
+        return wanted.utf8.elementsEqual(sender.utf8)
     }
 
     private func countLive(_ subscriptions: [Subscription<Message>], visits: inout Visits<Message>) -> Int {

@@ -17,12 +17,13 @@ extension SubscriptionCenter {
         } catch {
             throw .invalidName(pattern, error)
         }
-        let entry = numbers[pattern]
+        let key = NameKey(pattern)
+        let entry = numbers[key]
         if !isWildcard && entry == nil { throw .notFound(pattern) }
-        let tokens = isWildcard ? Names.tokens(pattern) : []
+        let tokens = isWildcard ? NameKey.tokens(of: pattern) : []
 
         let existing = record(of: customer)
-        if let existing, existing.patterns[pattern] != nil {
+        if let existing, existing.patterns[key] != nil {
             let subscription = isWildcard
                 ? trie.subscription(of: existing, tokens: tokens)
                 : entry?.subscribers.subscription(of: existing)
@@ -48,20 +49,21 @@ extension SubscriptionCenter {
         } else {
             entry?.subscribers.append(subscription)
         }
-        record.patterns[pattern] = isWildcard
+        record.patterns[key] = isWildcard
     }
 
     /// Unsubscribes the customer from the pattern. Returns false when it was not subscribed to it; never throws,
     /// not even for an invalid or unknown pattern.
     @discardableResult
     public func remove(_ customer: any Customer<Message>, from pattern: String) -> Bool {
-        guard let record = record(of: customer), let isWildcard = record.patterns[pattern] else { return false }
+        let key = NameKey(pattern)
+        guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return false }
         if isWildcard {
-            trie.remove(record, tokens: Names.tokens(pattern))
+            trie.remove(record, tokens: NameKey.tokens(of: pattern))
         } else {
-            numbers[pattern]?.subscribers.remove(record)
+            numbers[key]?.subscribers.remove(record)
         }
-        record.patterns[pattern] = nil
+        record.patterns[key] = nil
         forgetIfUnsubscribed(record)
         return true
     }
@@ -77,9 +79,9 @@ extension SubscriptionCenter {
         guard let record = record(of: customer) else { return [] }
         return record.patterns.keys.sorted().map { pattern in
             let subscription = record.patterns[pattern]!
-                ? trie.subscription(of: record, tokens: Names.tokens(pattern))
+                ? trie.subscription(of: record, tokens: NameKey.tokens(of: pattern.string))
                 : numbers[pattern]?.subscribers.subscription(of: record)
-            return SubscriptionInfo(pattern: pattern, from: subscription?.from)
+            return SubscriptionInfo(pattern: pattern.string, from: subscription?.from)
         }
     }
 }

@@ -32,7 +32,9 @@ public final class SubscriptionCenter<Message> {
     public var limits: Limits
 
     /// The numbers; each holds its exact subscriptions.
-    var numbers: [String: NumberEntry<Message>] = [:]
+    var numbers: [NameKey: NumberEntry<Message>] = [:]
+    /// The numbers in byte order, dropped when one is created or removed (LIST need not sort every time).
+    var sortedNumbers: [NameKey]?
     /// Every customer with at least one subscription, keyed by the customer's identity when it was added.
     var customers: [ObjectIdentifier: CustomerRecord<Message>] = [:]
     /// The wildcard subscriptions.
@@ -93,7 +95,7 @@ public final class SubscriptionCenter<Message> {
     func purge(_ record: CustomerRecord<Message>) {
         for (pattern, isWildcard) in record.patterns {
             if isWildcard {
-                trie.remove(record, tokens: Names.tokens(pattern))
+                trie.remove(record, tokens: NameKey.tokens(of: pattern.string))
             } else {
                 numbers[pattern]?.subscribers.remove(record)
             }

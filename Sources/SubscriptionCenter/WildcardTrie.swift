@@ -19,7 +19,7 @@ struct WildcardTrie<Message> {
     var nodeCount: Int { root.descendantCount }
 
     /// Stores a subscription under a wildcard pattern, given as its tokens. The record must have none there yet.
-    mutating func insert(_ subscription: Subscription<Message>, tokens: [Substring]) {
+    mutating func insert(_ subscription: Subscription<Message>, tokens: [NameKey]) {
         var node = root
         for (index, token) in tokens.enumerated() {
             if index == tokens.count - 1 && token == ">" {
@@ -33,7 +33,7 @@ struct WildcardTrie<Message> {
     }
 
     /// The record's subscription under the pattern, if any.
-    func subscription(of record: CustomerRecord<Message>, tokens: [Substring]) -> Subscription<Message>? {
+    func subscription(of record: CustomerRecord<Message>, tokens: [NameKey]) -> Subscription<Message>? {
         var node = root
         for (index, token) in tokens.enumerated() {
             if index == tokens.count - 1 && token == ">" { return node.rest.subscription(of: record) }
@@ -45,14 +45,14 @@ struct WildcardTrie<Message> {
 
     /// Removes (and deactivates) the record's subscription under the pattern, deleting nodes left empty.
     @discardableResult
-    mutating func remove(_ record: CustomerRecord<Message>, tokens: [Substring]) -> Subscription<Message>? {
+    mutating func remove(_ record: CustomerRecord<Message>, tokens: [NameKey]) -> Subscription<Message>? {
         guard let removed = remove(record, tokens: tokens, at: 0, below: root) else { return nil }
         bump(by: -1)
         return removed
     }
 
     /// Appends every subscription whose pattern matches the number (given as its tokens) to `matches`.
-    mutating func collect(matching tokens: [Substring], into matches: inout [Subscription<Message>]) {
+    mutating func collect(matching tokens: [NameKey], into matches: inout [Subscription<Message>]) {
         walks += 1
         collect(tokens, at: 0, below: root, into: &matches)
     }
@@ -64,7 +64,7 @@ struct WildcardTrie<Message> {
 
     private func remove(
         _ record: CustomerRecord<Message>,
-        tokens: [Substring],
+        tokens: [NameKey],
         at index: Int,
         below node: TrieNode<Message>
     ) -> Subscription<Message>? {
@@ -80,7 +80,7 @@ struct WildcardTrie<Message> {
     }
 
     private func collect(
-        _ tokens: [Substring],
+        _ tokens: [NameKey],
         at index: Int,
         below node: TrieNode<Message>,
         into matches: inout [Subscription<Message>]
@@ -99,7 +99,7 @@ struct WildcardTrie<Message> {
 /// One level of the ``WildcardTrie``.
 final class TrieNode<Message> {
     /// Children for literal tokens.
-    var literals: [Substring: TrieNode] = [:]
+    var literals: [NameKey: TrieNode] = [:]
     /// The child for a `*` token.
     var star: TrieNode?
     /// Subscriptions whose pattern ends at this node.
@@ -111,7 +111,7 @@ final class TrieNode<Message> {
     var isEmpty: Bool { literals.isEmpty && star == nil && terminal.isEmpty && rest.isEmpty }
 
     /// The child for a token (`*` or a literal), made when missing if `create` is true.
-    func child(_ token: Substring, create: Bool) -> TrieNode? {
+    func child(_ token: NameKey, create: Bool) -> TrieNode? {
         if token == "*" {
             if star == nil && create { star = TrieNode() }
             return star
@@ -129,7 +129,7 @@ final class TrieNode<Message> {
     }
 
     /// Deletes the child for a token.
-    func removeChild(_ token: Substring) {
+    func removeChild(_ token: NameKey) {
         if token == "*" { star = nil } else { literals[token] = nil }
     }
 }

@@ -186,7 +186,9 @@ final class Connection: @unchecked Sendable {
         var sent = Set<String>()
         for pattern in patterns where !sent.contains(pattern) {
             sent.insert(pattern)
-            if sinks.contains(where: { sink in sink.patterns.contains { $0.text == pattern } }) { continue }
+            if sinks.contains(where: { sink in sink.patterns.contains { $0.text.utf8.elementsEqual(pattern.utf8) } }) {
+                continue
+            }
             enqueue(Command.unsub(pattern)) { _ in }
         }
     }
@@ -244,7 +246,7 @@ final class Connection: @unchecked Sendable {
 
     private func deliverGone(_ number: String) {
         for sink in sinks where sink.holdsExactly(number) {
-            sink.patterns.removeAll { $0.isExact && $0.text == number }
+            sink.patterns.removeAll { $0.isExactly(number) }
             sink.continuation.yield(.gone(number))
             if sink.patterns.isEmpty {
                 sinks.removeAll { $0.id == sink.id }

@@ -125,14 +125,14 @@ public struct ServerMessageParser: Sendable {
     }
 
     private mutating func parseError(_ line: String) throws(ClientError) -> ServerReply {
-        let words = line.dropFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: true)
+        let words = Self.words(of: line.dropFirst(), maxSplits: 2)
         guard words.count >= 2, words[0] == "ERR" else { throw fail("bad error reply '\(line)'") }
         let message = words.count == 3 ? String(words[2]) : ""
         return .error(code: String(words[1]), message: message)
     }
 
     private mutating func parsePush(_ line: String) throws(ClientError) -> ServerMessage? {
-        let words = line.split(separator: " ", omittingEmptySubsequences: true)
+        let words = Self.words(of: line[...])
         guard let verb = words.first else { return nil }
         if verb.utf8.elementsEqual("MSG".utf8, by: Self.sameLetter) {
             guard words.count >= 3, let count = Self.parseCount(words[2].utf8) else {
@@ -141,8 +141,10 @@ public struct ServerMessageParser: Sendable {
             guard count <= maxPayload else { throw fail("a MSG payload of \(count) bytes is over \(maxPayload)") }
             var fields: [String: String] = [:]
             for word in words.dropFirst(3) {
-                guard let equals = word.firstIndex(of: "="), equals != word.startIndex else { continue }
-                fields[String(word[..<equals])] = String(word[word.index(after: equals)...])
+                guard let equals = word.utf8.firstIndex(of: UInt8(ascii: "=")), equals != word.startIndex else {
+                    continue
+                }
+                fields[String(word.utf8[..<equals])!] = String(word.utf8[word.utf8.index(after: equals)...])!
             }
             state = .payload(number: String(words[1]), count: count, fields: fields)
             return nil
@@ -155,6 +157,13 @@ public struct ServerMessageParser: Sendable {
     }
 
     // MARK: - Helpers
+
+    /// Splits a line at spaces, byte by byte. (Splitting Characters would glue a space to a following combining
+    /// mark, and numbers may begin with one.)
+    private static func words(of line: Substring, maxSplits: Int = .max) -> [Substring] {
+        line.utf8.split(separator: UInt8(ascii: " "), maxSplits: maxSplits, omittingEmptySubsequences: true)
+            .map { Substring($0) }
+    }
 
     private mutating func fail(_ what: String) -> ClientError {
         let error = ClientError.protocolViolation(what)

@@ -28,6 +28,6 @@ final class SubscriptionSink {
 
     /// Whether an exact pattern of this subscription is `number`.
     func holdsExactly(_ number: String) -> Bool {
-        patterns.contains { $0.isExact && $0.text == number }
+        patterns.contains { $0.isExactly(number) }
     }
 }

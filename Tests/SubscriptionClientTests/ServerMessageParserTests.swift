@@ -63,6 +63,20 @@ final class ServerMessageParserTests: XCTestCase {
         XCTAssertEqual(plain.text, "V1.0")
     }
 
+    /// Regression: words were split on Characters, so a number starting with a combining mark (valid: any UTF-8
+    /// without spaces or control characters) glued to the space before it and the payload was read as a reply.
+    func testNumberStartingWithACombiningMark() throws {
+        let number = "\u{301}X"
+        let input = Array("MSG \(number) 5\n+OK 7\nGONE \(number)\n".utf8)
+        let messages = try Self.parse([input])
+        XCTAssertEqual(messages.count, 2, "\(messages)")
+        guard case .message(let message) = messages.first else { return XCTFail("no message: \(messages)") }
+        XCTAssertEqual(Array(message.number.utf8), Array(number.utf8))
+        XCTAssertEqual(message.text, "+OK 7")
+        guard case .gone(let gone) = messages.last else { return XCTFail("no GONE: \(messages)") }
+        XCTAssertEqual(Array(gone.utf8), Array(number.utf8))
+    }
+
     func testIncompleteInputWaitsForMore() throws {
         var parser = ServerMessageParser()
         parser.append(Array("MSG X 5\nab".utf8))

@@ -1,0 +1,40 @@
+/// A number, pattern or token as a dictionary key, equal and hashed **byte for byte**.
+///
+/// Swift's `String ==` treats canonically equivalent spellings as equal (`"café"` precomposed and `"cafe\u{301}"`),
+/// but the protocol's names are byte strings: different bytes are different numbers. Every table in the center is
+/// keyed by this type. Ordering is by bytes too, so listings sort the same way on every machine.
+struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
+    /// The name's text (a slice when it is a token of a longer name).
+    let text: Substring
+
+    init(_ text: String) { self.text = text[...] }
+
+    init(_ text: Substring) { self.text = text }
+
+    init(stringLiteral value: String) { self.text = value[...] }
+
+    /// The name as a String.
+    var string: String { String(text) }
+
+    static func == (lhs: NameKey, rhs: NameKey) -> Bool {
+        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+    }
+
+    static func < (lhs: NameKey, rhs: NameKey) -> Bool {
+        lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        if hashed == nil {
+            for byte in text.utf8 { hasher.combine(byte) }
+        }
+        hasher.combine(text.utf8.count)
+    }
+
+    /// The dot-separated tokens of a name, split on the byte `.` (never inside a multi-byte character, and never
+    /// merged with a following combining mark as a Character split would).
+    static func tokens(of name: String) -> [NameKey] {
+        name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { NameKey(Substring($0)) }
+    }
+}
