@@ -11,7 +11,7 @@ struct ListenCommand: AsyncParsableCommand {
             Once subscribed, prints 'subctl: listening on PATTERN[, PATTERN...]' on stderr. Then each message is \
             written to stdout as its payload bytes and LF (or one JSON object per line with --json). Runs until \
             Ctrl-C or SIGTERM (exit 0), until --count messages came (exit 0), or until every number listened \
-            to was removed (exit 1).
+            to was removed (exit 1), or until stdout is closed, as with '| head' (exit 0).
             """
     )
 
@@ -41,6 +41,8 @@ struct ListenCommand: AsyncParsableCommand {
         case interrupted
         case countReached
         case allRemoved
+        /// stdout is gone (`subctl listen X | head -n 1`): stop quietly, like a pipeline expects.
+        case outputClosed
         case failed(ClientError)
     }
 
@@ -59,7 +61,7 @@ struct ListenCommand: AsyncParsableCommand {
         let listening = Task { [count, json] in await Self.print(subscription, count: count, json: json) }
         signals.onSignal { listening.cancel() }
         switch await listening.value {
-        case .interrupted, .countReached:
+        case .interrupted, .countReached, .outputClosed:
             return
         case .allRemoved:
             throw Report.refused
@@ -74,11 +76,10 @@ struct ListenCommand: AsyncParsableCommand {
             for try await event in subscription {
                 switch event {
                 case .message(let message):
-                    if json {
-                        Output.line(JSONLine.encode(message, receivedAt: JSONLine.now()))
-                    } else {
-                        Output.bytesLine(message.payload)
-                    }
+                    let written = json
+                        ? Output.line(JSONLine.encode(message, receivedAt: JSONLine.now()))
+                        : Output.bytesLine(message.payload)
+                    if !written { return .outputClosed }
                     received += 1
                     if let count, received >= count { return .countReached }
                 case .gone(let number):

@@ -99,3 +99,29 @@ final class SubctlListenTests: IntegrationTestCase {
         try eventually("the listener's session ended") { try listCounts(publisher)["T"] == 0 }
     }
 }
+
+/// Regression: `subctl listen X | head -n 1` never ended: SIGPIPE is ignored and failed writes went unnoticed.
+final class SubctlListenPipeTests: IntegrationTestCase {
+    func testListenEndsWhenItsReaderGoesAway() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["H"]))
+        let publisher = try connect(daemon, "publisher")
+        let subctl = try BinaryLocator.executable("subctl").path
+        let shell = try ChildProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            arguments: ["-c", "'\(subctl)' listen H --server \(daemon.server) | head -n 1"],
+            environment: ["SUBD_SERVER": nil], label: "listen | head")
+        defer { shell.kill9IfRunning() }
+        try shell.stderr.waitFor(substring: "subctl: listening on", timeout: 10)
+        XCTAssertEqual(try publisher.command("SEND H first"), .ok("1"))
+        XCTAssertEqual(try shell.stdout.readLine(timeout: 10), Array("first".utf8))
+        // head has exited; the next writes fail and subctl must go, leaving no subscriber behind.
+        var gone = false
+        for index in 0..<100 where !gone {
+            _ = try publisher.command("SEND H more \(index)")
+            gone = try listCounts(publisher)["H"] == 0
+            if !gone { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        XCTAssertTrue(gone, "subctl listen kept running after its stdout reader exited")
+        XCTAssertEqual(shell.waitForExit(timeout: 10), 0)
+    }
+}
