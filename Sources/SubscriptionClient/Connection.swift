@@ -32,6 +32,8 @@ final class Connection: @unchecked Sendable {
     private var output: [UInt8] = []
     private var outputIndex = 0
     private var writeBroken = false
+    /// Why the connection ended; what later commands fail with (a refusal such as `-ERR LIMIT` on connect).
+    private var endReason = ClientError.connectionLost
     private let readBuffer: UnsafeMutableRawBufferPointer
     private var parser = ServerMessageParser()
     private var waiting = ReplyQueue()
@@ -157,7 +159,7 @@ final class Connection: @unchecked Sendable {
 
     private func enqueue(_ command: [UInt8], _ handler: @escaping ReplyHandler) {
         guard state == .open else {
-            handler(.failure(.connectionLost))
+            handler(.failure(state == .closed ? endReason : .connectionLost))
             return
         }
         waiting.append(handler)
@@ -170,7 +172,7 @@ final class Connection: @unchecked Sendable {
             return
         }
         guard state == .open else {
-            done(Array(repeating: .failure(.connectionLost), count: commands.count))
+            done(Array(repeating: .failure(state == .closed ? endReason : .connectionLost), count: commands.count))
             return
         }
         let collector = ReplyCollector(count: commands.count, done: done)
@@ -230,7 +232,13 @@ final class Connection: @unchecked Sendable {
             switch message {
             case .reply(let reply):
                 guard let handler = waiting.popFirst() else {
-                    end(.protocolViolation("a reply came with no command waiting for one"))
+                    // An error before any command is the server refusing the connection (`-ERR LIMIT` at
+                    // max_connections, sent on connect); anything else unasked-for breaks the protocol.
+                    if case .error(let code, let message) = reply {
+                        end(.server(code: code, message: message))
+                    } else {
+                        end(.protocolViolation("a reply came with no command waiting for one"))
+                    }
                     return
                 }
                 handler(.success(reply))
@@ -314,6 +322,7 @@ final class Connection: @unchecked Sendable {
         guard state != .closed else { return }
         let expected = state == .closing
         state = .closed
+        endReason = error
         stopSources()
         for handler in waiting.removeAll() { handler(.failure(error)) }
         let ended = sinks

@@ -13,6 +13,20 @@ final class SubctlErrorTests: IntegrationTestCase {
         XCTAssertEqual(result.output, "")
     }
 
+    /// Regression: at max_connections subctl often said "lost the connection" (exit 69): the `-ERR LIMIT` that subd
+    /// sends on connect arrived before HELLO and the client took it for a protocol violation.
+    func testServerAtMaxConnectionsIsReportedAsItsRefusal() throws {
+        let daemon = try startDaemon(DaemonConfig(maxConnections: 1))
+        let holder = try connect(daemon, "holder")
+        assertOpen(holder)
+        for round in 0..<5 {
+            let result = try subctl(daemon, "ping")
+            XCTAssertEqual(result.status, 1, "round \(round): \(result)")
+            XCTAssertEqual(result.errorLines.count, 1, "round \(round): \(result)")
+            XCTAssertTrue(result.stderr.contains("LIMIT"), "round \(round): \(result)")
+        }
+    }
+
     func testListenToMissingNumberExitsOneWithOneLine() throws {
         let daemon = try startDaemon()
         let result = try subctl(daemon, "listen", ["NOPE"])

@@ -163,7 +163,19 @@ final class SubscriptionClientTests: XCTestCase {
         let (client, peer) = try await ScriptedPeer.connectedClient()
         peer.send("+OK\n")
         try await peer.expectEnd()
-        await XCTAssertThrowsClientError(try await client.ping(), .connectionLost)
+        // Later commands say why the connection ended.
+        await XCTAssertThrowsClientError(
+            try await client.ping(), .protocolViolation("a reply came with no command waiting for one"))
+    }
+
+    /// Regression: subd at max_connections answers `-ERR LIMIT` on connect, before any command; the client called
+    /// that a protocol violation and the next command "connection lost", instead of the server's refusal.
+    func testErrorOnConnectIsTheServersRefusal() async throws {
+        let (client, peer) = try await ScriptedPeer.connectedClient()
+        peer.send("-ERR LIMIT too many connections (max_connections is 1)\n")
+        try await peer.expectEnd()
+        await XCTAssertThrowsClientError(
+            try await client.ping(), .server(code: "LIMIT", message: "too many connections (max_connections is 1)"))
     }
 
     func testListStatsAndPing() async throws {
