@@ -19,8 +19,12 @@ extension Server {
         do {
             switch command {
             case .hello(let name, let token):
-                if let required = configuration.authToken, token != required {
-                    throw ProtocolError(.auth, token == nil ? "this server needs token=<secret>" : "wrong token")
+                if let required = configuration.authToken {
+                    // Once authenticated, HELLO without a token only changes the name.
+                    if let token, token != required { throw ProtocolError(.auth, "wrong token") }
+                    if token == nil && !session.isAuthenticated {
+                        throw ProtocolError(.auth, "this server needs HELLO token=<secret>")
+                    }
                 }
                 session.isAuthenticated = true
                 if let name { session.name = name }

@@ -25,6 +25,15 @@ struct GlobalOptions: ParsableArguments {
     )
     var name: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The secret for a server with auth_token set (default: $SUBD_TOKEN).",
+            valueName: "secret"
+        )
+    )
+    var token: String?
+
     func validate() throws {
         _ = try endpoint()
         if let name { try Check.word(name, what: "client name") }
@@ -50,14 +59,17 @@ struct GlobalOptions: ParsableArguments {
             throw .validationFailure
         }
         do {
-            return try await SubscriptionClient.connect(to: endpoint, name: name)
+            return try await SubscriptionClient.connect(to: endpoint, name: name, token: token ?? Self.environment("SUBD_TOKEN"))
         } catch {
             throw Report.failure(error, endpoint: endpoint)
         }
     }
 
-    private static var environmentServer: String? {
-        guard let value = getenv("SUBD_SERVER") else { return nil }
+    private static var environmentServer: String? { environment("SUBD_SERVER") }
+
+    /// A non-empty environment variable.
+    private static func environment(_ name: String) -> String? {
+        guard let value = getenv(name) else { return nil }
         let text = String(cString: value)
         return text.isEmpty ? nil : text
     }

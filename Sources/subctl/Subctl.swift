@@ -9,7 +9,8 @@ struct Subctl: AsyncParsableCommand {
         abstract: "Create numbers, publish, listen and inspect a subd publish/subscribe server.",
         discussion: """
             Every subcommand takes --server HOST:PORT or --server unix:PATH (default: $SUBD_SERVER, \
-            else 127.0.0.1:7827) and --name NAME (sent with HELLO; listeners can filter on it with --from).
+            else 127.0.0.1:7827), --name NAME (sent with HELLO; listeners can filter on it with --from) and \
+            --token SECRET (default: $SUBD_TOKEN) for a server with auth_token set.
 
             Exit codes:
               0   success
@@ -36,10 +37,10 @@ struct Subctl: AsyncParsableCommand {
         var leading: [String] = []
         var rest = arguments[...]
         while let first = rest.first {
-            if first == "--server" || first == "--name", rest.count >= 2 {
+            if ["--server", "--name", "--token"].contains(first), rest.count >= 2 {
                 leading += rest.prefix(2)
                 rest = rest.dropFirst(2)
-            } else if first.hasPrefix("--server=") || first.hasPrefix("--name=") {
+            } else if ["--server=", "--name=", "--token="].contains(where: { first.hasPrefix($0) }) {
                 leading.append(first)
                 rest = rest.dropFirst()
             } else {
