@@ -56,6 +56,14 @@ public struct ServerConfiguration: Sendable, Equatable {
         try positive(maxLine, "max_line", atLeast: 256)
         try positive(maxPayload, "max_payload", atLeast: 0)
         try positive(maxPending, "max_pending", atLeast: 1024)
+        // A message is framed with a header line of at most ~300 bytes; a max_pending that cannot hold one whole
+        // largest message would cut off every subscriber of every large message.
+        guard maxPending >= maxPayload + 512 else {
+            throw ConfigurationError(
+                key: "max_pending",
+                problem: "must be at least max_payload + 512 (\(maxPayload + 512)), got \(maxPending)"
+            )
+        }
         try positive(maxConnections, "max_connections")
         try positive(maxSubscriptions, "max_subscriptions")
         try positive(maxNumbers, "max_numbers")

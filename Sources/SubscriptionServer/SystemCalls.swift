@@ -19,7 +19,7 @@ public struct SystemCallError: Error, CustomStringConvertible, Sendable {
     }
 
     public var description: String {
-        "\(operation): \(String(cString: strerror(errno)))"
+        errno == 0 ? operation : "\(operation): \(String(cString: strerror(errno)))"
     }
 }
 

@@ -59,6 +59,8 @@ struct PublishCommand: AsyncParsableCommand {
             messages += receivers.count
             deliveries += receivers.reduce(0, +)
         }
-        Output.line("published \(messages) messages (\(deliveries) deliveries)")
+        Output.line(
+            "published \(messages) \(messages == 1 ? "message" : "messages") "
+                + "(\(deliveries) \(deliveries == 1 ? "delivery" : "deliveries"))")
     }
 }

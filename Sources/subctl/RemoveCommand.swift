@@ -26,7 +26,7 @@ struct RemoveCommand: AsyncParsableCommand {
                 let told = try await client.remove(number)
                 Output.line("removed \(number) (\(told) \(told == 1 ? "subscriber" : "subscribers") told)")
             } catch {
-                throw Report.failure(error, endpoint: client.endpoint, number: number)
+                throw Report.failure(error, endpoint: client.endpoint, number: number, suggestCreate: false)
             }
         }
         await client.close()

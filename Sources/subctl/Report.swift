@@ -17,7 +17,11 @@ enum Report {
 
     /// Prints the line for `error` and returns the exit code. `number` is the number the command was about,
     /// named in the hint for `NOTFOUND`.
-    static func failure(_ error: ClientError, endpoint: Endpoint, number: String? = nil) -> ExitCode {
+    /// `number`: the number a NOTFOUND is about; `suggestCreate`: whether to say how to create it (not after a
+    /// failed remove, where creating it is not what the user wants).
+    static func failure(
+        _ error: ClientError, endpoint: Endpoint, number: String? = nil, suggestCreate: Bool = true
+    ) -> ExitCode {
         switch error {
         case .connectFailed(let target, let reason):
             Report.error("cannot connect to \(target): \(reason) (is subd running?)")
@@ -30,7 +34,10 @@ enum Report {
             return unavailable
         case .server(let code, _) where code == "NOTFOUND" && number != nil:
             let number = number!
-            Report.error("no subscription number '\(number)' (create it with: subctl create \(number))")
+            Report.error(
+                suggestCreate
+                    ? "no subscription number '\(number)' (create it with: subctl create \(number))"
+                    : "no subscription number '\(number)'")
             return refused
         case .server(let code, let message):
             Report.error(message.isEmpty ? "server refused: \(code)" : "server refused: \(code) \(message)")

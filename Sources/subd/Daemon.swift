@@ -16,23 +16,23 @@ final class Daemon: @unchecked Sendable {
     private let server: Server
     private let logger: Logger
     private let queue = DispatchQueue(label: "subd.signals")
-    private var signals: SignalPipe?
+    private let signals: SignalPipe
     private var stopRequested = false
     private var drained = false
     private var stopped: CheckedContinuation<Void, Never>?
 
-    init(server: Server, logger: Logger) {
+    /// `signals` must have been made at the very start of the process, so no signal is missed.
+    init(server: Server, logger: Logger, signals: SignalPipe) {
         self.server = server
         self.logger = logger
+        self.signals = signals
     }
 
     /// Starts serving and returns once a SIGTERM/SIGINT drain has finished. Throws if a listener cannot start.
     /// Signals are caught before the first listener opens, so a signal right after start-up is never fatal.
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
-        let signals = SignalPipe(signals: [SIGTERM, SIGINT])
         signals.start(on: queue) { [weak self] number in self?.stop(signal: number) }
-        self.signals = signals
         let addresses = try server.start()
         logger.info("subd \(SubdVersion.current) ready", metadata: ["listeners": "\(addresses.count)"])
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

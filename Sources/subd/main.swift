@@ -12,6 +12,9 @@ func writeToStandardError(_ text: String) {
     text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
 }
 
+// Caught from the first instruction on: a SIGTERM while the config loads still ends in a clean exit.
+let signals = SignalPipe(signals: [SIGTERM, SIGINT])
+
 let arguments: DaemonArguments
 do {
     arguments = try DaemonArguments(parsing: Array(CommandLine.arguments.dropFirst()))
@@ -42,7 +45,7 @@ let logger = Logger(label: "subd")
 
 do {
     let server = Server(configuration: loaded.server, logger: logger)
-    try await Daemon(server: server, logger: logger).run()
+    try await Daemon(server: server, logger: logger, signals: signals).run()
     exit(0)
 } catch {
     logger.critical("cannot start: \(error)")

@@ -58,6 +58,12 @@ final class ConfigPrecedenceTests: IntegrationTestCase {
         XCTAssertTrue(result.lines.first?.contains("numbers: 'a..b' is not a valid number") == true, "\(result.lines)")
     }
 
+    func testMaxPendingBelowMaxPayloadIsRefused() throws {
+        let result = try runSubd(yaml: "max_payload: 1048576\nmax_pending: 65536\n")
+        XCTAssertEqual(result.status, 78)
+        XCTAssertTrue(result.lines.first?.contains("max_pending: must be at least max_payload") == true, "\(result.lines)")
+    }
+
     func testUnknownOptionIsAUsageError() throws {
         let child = try ChildProcess(
             executable: try BinaryLocator.executable("subd"), arguments: ["--no-such-option"], label: "subd")

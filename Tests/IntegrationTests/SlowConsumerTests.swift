@@ -8,7 +8,7 @@ final class SlowConsumerTests: IntegrationTestCase {
         let messageSize = 1024
         let batchSize = 64
         let limit = 200_000
-        let daemon = try startDaemon(DaemonConfig(numbers: ["FLOOD"], maxPending: maxPending))
+        let daemon = try startDaemon(DaemonConfig(numbers: ["FLOOD"], maxPayload: 65_536, maxPending: maxPending))
         // The slow one never reads; a small receive buffer makes its backlog pile up on the server sooner.
         let slow = try connect(daemon, "slow subscriber", receiveBuffer: 4096)
         let fast = try connect(daemon, "fast subscriber", timeout: 10)
