@@ -32,6 +32,8 @@ final class Connection: @unchecked Sendable {
     private var output: [UInt8] = []
     private var outputIndex = 0
     private var writeBroken = false
+    /// True while reading is paused because a subscription's consumer fell behind (see ``Backlog``).
+    private var readPaused = false
     /// Why the connection ended; what later commands fail with (a refusal such as `-ERR LIMIT` on connect).
     private var endReason = ClientError.connectionLost
     private let readBuffer: UnsafeMutableRawBufferPointer
@@ -91,7 +93,8 @@ final class Connection: @unchecked Sendable {
         _ patterns: [Pattern],
         commands: [[UInt8]],
         from: String?,
-        continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation
+        continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation,
+        backlog: Backlog
     ) async -> Result<Int, ClientError> {
         await withCheckedContinuation { (done: CheckedContinuation<Result<Int, ClientError>, Never>) in
             queue.async { [self] in
@@ -102,7 +105,9 @@ final class Connection: @unchecked Sendable {
                 }
                 let id = nextSinkID
                 nextSinkID += 1
-                sinks.append(SubscriptionSink(id: id, patterns: patterns, from: from, continuation: continuation))
+                sinks.append(
+                    SubscriptionSink(
+                        id: id, patterns: patterns, from: from, continuation: continuation, backlog: backlog))
                 enqueueAll(commands) { [self] results in
                     let refusals = results.enumerated().compactMap { index, result in
                         Self.refusal(result).map { (index, $0) }
@@ -128,6 +133,19 @@ final class Connection: @unchecked Sendable {
             guard let sink = sinks.first(where: { $0.id == id }) else { return }
             dropSink(id, unsubscribing: sink.patterns.map(\.text))
         }
+    }
+
+    /// A consumer caught up: read again once every subscription's backlog is small.
+    func consumerCaughtUp() {
+        queue.async { [self] in resumeReadingIfCaughtUp() }
+    }
+
+    private func resumeReadingIfCaughtUp() {
+        guard readPaused, state != .closed, sinks.allSatisfy({ $0.backlog.current < Backlog.resumeBelow }) else {
+            return
+        }
+        readPaused = false
+        readSource?.resume()
     }
 
     /// Sends QUIT and waits until the connection is closed. Subscriptions end without an error.
@@ -184,6 +202,7 @@ final class Connection: @unchecked Sendable {
 
     private func dropSink(_ id: Int, unsubscribing patterns: [String]) {
         sinks.removeAll { $0.id == id }
+        resumeReadingIfCaughtUp()
         guard state == .open else { return }
         var sent = Set<String>()
         for pattern in patterns where !sent.contains(pattern) {
@@ -212,6 +231,10 @@ final class Connection: @unchecked Sendable {
         if count > 0 {
             parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
             drainParser()
+            if !readPaused && state != .closed && sinks.contains(where: { $0.backlog.current > Backlog.pauseAbove }) {
+                readPaused = true
+                readSource?.suspend()
+            }
         } else if count == 0 {
             end(.connectionLost)
         } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
@@ -244,6 +267,7 @@ final class Connection: @unchecked Sendable {
                 handler(.success(reply))
             case .message(let received):
                 for sink in sinks where sink.wants(received) {
+                    sink.backlog.add(Backlog.weight(of: received))
                     sink.continuation.yield(.message(received))
                 }
             case .gone(let number):
@@ -333,6 +357,10 @@ final class Connection: @unchecked Sendable {
     }
 
     private func stopSources() {
+        if readPaused {
+            readPaused = false
+            readSource?.resume()
+        }
         readSource?.cancel()
         if let writeSource {
             if writeSourceSuspended {

@@ -26,31 +26,53 @@ public struct Subscription: AsyncSequence, Sendable {
     /// Keeps the client (and its connection) alive while the subscription is in use.
     private let client: SubscriptionClient
 
-    init(patterns: [String], from: String?, events: AsyncThrowingStream<Event, any Error>, client: SubscriptionClient) {
+    /// What the iterator reports taken messages to, so the connection reads again once the consumer caught up.
+    struct Flow: Sendable {
+        let backlog: Backlog
+        let connection: Connection
+
+        /// Counts a message as taken by the consumer.
+        func taken(_ event: Event?) {
+            guard case .message(let message)? = event else { return }
+            if backlog.remove(Backlog.weight(of: message)) { connection.consumerCaughtUp() }
+        }
+    }
+
+    private let flow: Flow
+
+    init(
+        patterns: [String], from: String?, events: AsyncThrowingStream<Event, any Error>, client: SubscriptionClient,
+        flow: Flow
+    ) {
         self.patterns = patterns
         self.from = from
         self.events = events
         self.client = client
+        self.flow = flow
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: events.makeAsyncIterator(), client: client)
+        AsyncIterator(base: events.makeAsyncIterator(), client: client, flow: flow)
     }
 
     /// Reads the events of a ``Subscription``.
     public struct AsyncIterator: AsyncIteratorProtocol {
         private var base: AsyncThrowingStream<Event, any Error>.AsyncIterator
         private let client: SubscriptionClient
+        private let flow: Flow
 
-        init(base: AsyncThrowingStream<Event, any Error>.AsyncIterator, client: SubscriptionClient) {
+        init(base: AsyncThrowingStream<Event, any Error>.AsyncIterator, client: SubscriptionClient, flow: Flow) {
             self.base = base
             self.client = client
+            self.flow = flow
         }
 
         /// The next event, or nil when the subscription has ended.
         public mutating func next() async throws(ClientError) -> Event? {
             do {
-                return try await base.next()
+                let event = try await base.next()
+                flow.taken(event)
+                return event
             } catch {
                 throw Self.clientError(error)
             }
@@ -59,7 +81,9 @@ public struct Subscription: AsyncSequence, Sendable {
         /// The next event, or nil when the subscription has ended; runs on the caller's actor.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError) -> Event? {
             do {
-                return try await base.next(isolation: actor)
+                let event = try await base.next(isolation: actor)
+                flow.taken(event)
+                return event
             } catch {
                 throw Self.clientError(error)
             }

@@ -132,15 +132,19 @@ public final class SubscriptionClient: Sendable {
         for pattern in unique { commands.append(try Command.sub(pattern, from: from)) }
         let (events, continuation) = AsyncThrowingStream.makeStream(of: Subscription.Event.self)
         let connection = self.connection
+        let backlog = Backlog()
         let subscribed = await connection.subscribe(
             unique.map(Pattern.init),
             commands: commands,
             from: from,
-            continuation: continuation
+            continuation: continuation,
+            backlog: backlog
         )
         let id = try subscribed.get()
         continuation.onTermination = { _ in connection.subscriptionEnded(id) }
-        return Subscription(patterns: unique, from: from, events: events, client: self)
+        return Subscription(
+            patterns: unique, from: from, events: events, client: self,
+            flow: Subscription.Flow(backlog: backlog, connection: connection))
     }
 
     /// Lists the numbers (matching `pattern`, when given) with their subscriber counts, sorted by number.

@@ -7,17 +7,21 @@ final class SubscriptionSink {
     /// Only messages whose publisher named itself so are delivered, when set.
     let from: String?
     let continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation
+    /// What its consumer has not taken yet.
+    let backlog: Backlog
 
     init(
         id: Int,
         patterns: [Pattern],
         from: String?,
-        continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation
+        continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation,
+        backlog: Backlog
     ) {
         self.id = id
         self.patterns = patterns
         self.from = from
         self.continuation = continuation
+        self.backlog = backlog
     }
 
     /// Whether `message` belongs to this subscription.

@@ -125,3 +125,55 @@ final class SubctlListenPipeTests: IntegrationTestCase {
         XCTAssertEqual(shell.waitForExit(timeout: 10), 0)
     }
 }
+
+/// Regression: a listener whose stdout is not read buffered every message in memory without bound; now it stops
+/// reading the socket, the backlog builds up at subd, and subd cuts it off at max_pending.
+final class SubctlListenBacklogTests: IntegrationTestCase {
+    func testListenerWithAStuckReaderStaysBoundedAndIsCutOff() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["M"], maxPayload: 65_536, maxPending: 4 << 20))
+        let publisher = try connect(daemon, "publisher", timeout: 30)
+        let subctl = try BinaryLocator.executable("subctl").path
+        let shell = try ChildProcess(
+            executable: URL(fileURLWithPath: "/bin/sh"),
+            // A reader that takes nothing; its own output goes nowhere, so it holds none of our pipes open.
+            arguments: ["-c", "'\(subctl)' listen M --server \(daemon.server) | sleep 30.25 >/dev/null 2>&1"],
+            environment: ["SUBD_SERVER": nil], label: "listen | sleep")
+        defer { shell.kill9IfRunning() }
+        try shell.stderr.waitFor(substring: "subctl: listening on", timeout: 10)
+        let listener = try XCTUnwrap(processID(commandLineContaining: "listen M --server \(daemon.server)"))
+        defer { kill(listener, SIGKILL) }
+        let reader = try processID(commandLineContaining: "sleep 30.25")
+        defer { if let reader { kill(reader, SIGKILL) } }
+
+        // 96 MB for a reader that takes nothing.
+        let payload = [UInt8](repeating: UInt8(ascii: "p"), count: 32_768)
+        var cut = false
+        for _ in 0..<(3_000 / 50) where !cut {
+            var batch: [UInt8] = []
+            for _ in 0..<50 { batch += Array("PUB M \(payload.count)\n".utf8) + payload + [0x0A] }
+            try publisher.send(batch)
+            for _ in 0..<50 { _ = try publisher.readReply() }
+            cut = try stats(publisher)["slow_consumers"] == "1"
+        }
+        XCTAssertTrue(cut, "subd never cut the stuck listener off")
+        let resident = try residentBytes(of: listener)
+        XCTAssertLessThan(resident, 48 << 20, "subctl listen holds \(resident) bytes for a reader that takes nothing")
+    }
+
+    private func processID(commandLineContaining needle: String) throws -> Int32? {
+        for entry in try FileManager.default.contentsOfDirectory(atPath: "/proc") {
+            guard let pid = Int32(entry),
+                let raw = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+            else { continue }
+            let line = String(decoding: raw.map { $0 == 0 ? 0x20 : $0 }, as: UTF8.self)
+            if line.contains(needle) && !line.hasPrefix("/bin/sh") { return pid }
+        }
+        return nil
+    }
+
+    private func residentBytes(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1024
+    }
+}
