@@ -103,6 +103,17 @@ final class Connection: @unchecked Sendable {
                     done.resume(returning: .failure(.connectionLost))
                     return
                 }
+                // The server keeps one filter per pattern and session: a second SUB with another from= would
+                // silently change what the first subscription receives.
+                if let clash = patterns.first(where: { pattern in
+                    sinks.contains { $0.from != from && $0.patterns.contains { $0.text.utf8.elementsEqual(pattern.text.utf8) } }
+                }) {
+                    continuation.finish()
+                    done.resume(returning: .failure(.invalidArgument(
+                        "'\(clash.text)' is already subscribed on this connection with another from= filter; "
+                            + "use a second connection")))
+                    return
+                }
                 let id = nextSinkID
                 nextSinkID += 1
                 sinks.append(

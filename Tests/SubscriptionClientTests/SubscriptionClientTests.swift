@@ -178,6 +178,19 @@ final class SubscriptionClientTests: XCTestCase {
             try await client.ping(), .server(code: "LIMIT", message: "too many connections (max_connections is 1)"))
     }
 
+    /// The server keeps one from= filter per pattern and session, so a second subscription to the same pattern with
+    /// another filter would silently change the first one: the client refuses it.
+    func testSamePatternWithAnotherFromFilterIsRefused() async throws {
+        let (client, peer) = try await ScriptedPeer.connectedClient()
+        let first = Task { try await client.subscribe(["N"], from: "alice") }
+        try await peer.expectLine("SUB N from=alice")
+        peer.send("+OK\n")
+        _ = try await first.value
+        await XCTAssertThrowsClientError(
+            try await client.subscribe(["N"], from: "bob"),
+            .invalidArgument("'N' is already subscribed on this connection with another from= filter; use a second connection"))
+    }
+
     func testListStatsAndPing() async throws {
         let (client, peer) = try await ScriptedPeer.connectedClient()
         let listed = Task { try await client.list("A.>") }
