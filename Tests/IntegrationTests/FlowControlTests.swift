@@ -8,7 +8,7 @@ final class FlowControlTests: IntegrationTestCase {
         let daemon = try startDaemon()
         let other = try connect(daemon, "other client")
         XCTAssertEqual(try other.command("PING"), .status("PONG"))
-        let baseline = try residentBytes(of: daemon)
+        let baseline = try residentBytes(of: daemon.child.pid)
 
         // 24,000 PINGs with 1,000-byte texts: 24 MB of replies, far more than the kernel buffers hold.
         let greedy = try connect(daemon, "greedy client", timeout: 30, receiveBuffer: 4096)
@@ -32,7 +32,7 @@ final class FlowControlTests: IntegrationTestCase {
             Thread.sleep(forTimeInterval: 0.3)
         }
         XCTAssertLessThan(written.current, commands, "subd read all input although no reply was read")
-        let grown = try residentBytes(of: daemon) - baseline
+        let grown = try residentBytes(of: daemon.child.pid) - baseline
         XCTAssertLessThan(grown, 16 << 20, "subd grew by \(grown) bytes for one client that does not read")
         XCTAssertEqual(try other.command("PING still here"), .status("PONG still here"), "others are unaffected")
 
@@ -54,7 +54,7 @@ final class FlowControlTests: IntegrationTestCase {
         let numbers = (0..<1000).map { "big." + String(repeating: "n", count: 180) + String(format: "%05d", $0) }
         try setup.send(Array(numbers.map { "CREATE \($0)\n" }.joined().utf8))
         for _ in numbers { XCTAssertEqual(try setup.readReply(), .ok("created")) }
-        let baseline = try residentBytes(of: daemon)
+        let baseline = try residentBytes(of: daemon.child.pid)
 
         let lists = 200  // 1,000 bytes asking for about 38 MB of replies
         let greedy = try connect(daemon, "greedy client", timeout: 30, receiveBuffer: 4096)
@@ -62,7 +62,7 @@ final class FlowControlTests: IntegrationTestCase {
         // Another client is answered at once, and by then subd has stopped at the pause mark.
         XCTAssertEqual(try setup.command("PING"), .status("PONG"))
         XCTAssertEqual(try setup.command("PING"), .status("PONG"))
-        let grown = try residentBytes(of: daemon) - baseline
+        let grown = try residentBytes(of: daemon.child.pid) - baseline
         XCTAssertLessThan(grown, 16 << 20, "subd grew by \(grown) bytes for \(lists) unread LISTs")
 
         let expected = numbers.sorted().map { "\($0) 0" }
@@ -70,13 +70,5 @@ final class FlowControlTests: IntegrationTestCase {
             let reply = try greedy.readReply()
             guard reply == .list(expected) else { return XCTFail("LIST \(index) answered \(reply)") }
         }
-    }
-
-    /// subd's resident memory in bytes (VmRSS).
-    private func residentBytes(of daemon: Daemon) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(daemon.child.pid)/status", encoding: .utf8)
-        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        let kilobytes = try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
-        return kilobytes * 1024
     }
 }

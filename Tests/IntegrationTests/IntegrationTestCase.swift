@@ -40,6 +40,13 @@ class IntegrationTestCase: XCTestCase {
         return daemon
     }
 
+    /// A process's resident memory in bytes (VmRSS from /proc).
+    func residentBytes(of pid: Int32) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1024
+    }
+
     /// Opens a raw TCP client to `daemon`; closed at teardown.
     func connect(
         _ daemon: Daemon, _ label: String = "client", timeout: TimeInterval = 5, receiveBuffer: Int32? = nil

@@ -170,10 +170,4 @@ final class SubctlListenBacklogTests: IntegrationTestCase {
         }
         return nil
     }
-
-    private func residentBytes(of pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
-        return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1024
-    }
 }
