@@ -17,7 +17,15 @@ struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
     var string: String { String(text) }
 
     static func == (lhs: NameKey, rhs: NameKey) -> Bool {
-        lhs.text.utf8.elementsEqual(rhs.text.utf8)
+        let left = lhs.text.utf8
+        let right = rhs.text.utf8
+        guard left.count == right.count else { return false }
+        // Native strings are contiguous: compare the two byte buffers directly.
+        let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
+            right.withContiguousStorageIfAvailable { rightBytes in leftBytes.elementsEqual(rightBytes) }
+        }
+        if let contiguous, let equal = contiguous { return equal }
+        return left.elementsEqual(right)
     }
 
     static func < (lhs: NameKey, rhs: NameKey) -> Bool {

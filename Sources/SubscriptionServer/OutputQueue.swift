@@ -32,7 +32,7 @@ struct OutputQueue {
         guard !bytes.isEmpty else { return }
         pendingBytes += bytes.count
         var rest = bytes
-        if let last = chunks.last, head < chunks.count, last.header.isReplyBlock {
+        if let last = chunks.last, head < chunks.count, last.isReplyBlock {
             rest = UnsafeRawBufferPointer(rebasing: rest[last.append(rest)...])
         }
         while !rest.isEmpty {

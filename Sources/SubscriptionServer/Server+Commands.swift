@@ -81,7 +81,7 @@ extension Server {
     private func publish(_ payload: ArraySlice<UInt8>, to number: String, from sender: String?) throws(CenterError) -> Int {
         let size = ReplyEncoder.messageFrameSize(number: number, payloadCount: payload.count, from: sender)
         let frame = Frame.make(capacity: size, isReplyBlock: false)
-        frame.header.count = payload.withUnsafeBytes {
+        frame.count = payload.withUnsafeBytes {
             ReplyEncoder.writeMessageFrame(number: number, payload: $0, from: sender, to: frame.base)
         }
         let receivers = try center.send(frame, to: number, from: sender)
