@@ -17,6 +17,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        // Already under swift-configuration's YAML trait; subd parses the file once itself to check its keys.
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
         // The subscription service center: numbers, customers, matching. No sockets, no Dispatch.
@@ -41,6 +43,7 @@ let package = Package(
                 "SubscriptionServer",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(

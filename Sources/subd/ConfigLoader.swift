@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import SubscriptionServer
 import SystemPackage
+import Yams
 
 /// Reads subd's settings with swift-configuration: command line, then `SUBD_*` environment variables, then the
 /// YAML file, then the built-in defaults (the same ones `config/subd.yaml` lists).
@@ -43,24 +44,25 @@ struct ConfigLoader {
             EnvironmentVariablesProvider(secretsSpecifier: .specific(["SUBD_AUTH_TOKEN"])).prefixKeys(with: "subd"),
         ]
         let file = arguments.configFile ?? defaultFile
-        if let text = try? String(contentsOfFile: file, encoding: .utf8) {
-            try Self.checkKeys(text)
-            // A file of comments only (every key left at its default) is no YAML mapping; read it as empty.
-            if Self.holdsOnlyComments(text) {
-                return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file)
+        let text: String?
+        do {
+            text = try String(contentsOfFile: file, encoding: .utf8)
+        } catch {
+            // Only a file named with --config must exist.
+            guard arguments.configFile == nil else {
+                throw ConfigurationError(key: "--config", problem: "cannot read '\(file)': \(error.localizedDescription)")
+            }
+            text = nil
+        }
+        // A document of comments only (every key left at its default) has nothing for the file provider to read.
+        if let text, try Self.checkedKeys(of: text) {
+            do {
+                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+            } catch {
+                throw ConfigurationError(key: "--config", problem: "cannot read '\(file)': \(error)")
             }
         }
-        do {
-            let provider = try await FileProvider<YAMLSnapshot>(
-                filePath: FilePath(file),
-                allowMissing: arguments.configFile == nil
-            )
-            providers.append(provider)
-        } catch {
-            throw ConfigurationError(key: "--config", problem: "cannot read '\(file)': \(error)")
-        }
-        let loader = ConfigLoader(reader: ConfigReader(providers: providers))
-        return try loader.settings(file: file)
+        return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file)
     }
 
     /// Every key subd reads, as written in the YAML file.
@@ -69,26 +71,29 @@ struct ConfigLoader {
         "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
     ]
 
-    /// Refuses a top-level key subd does not know (a typo would otherwise be ignored without a word).
-    static func checkKeys(_ text: String) throws(ConfigurationError) {
-        for line in text.split(whereSeparator: \.isNewline) {
-            guard let first = line.first, first.isLetter || first == "_", let colon = line.firstIndex(of: ":") else {
-                continue
-            }
-            let key = String(line[..<colon]).trimmingCharacters(in: .whitespaces)
-            guard !knownKeys.contains(key) else { continue }
+    /// Parses the YAML and refuses a top-level key subd does not know (a typo would otherwise be ignored without a
+    /// word). Returns false for an empty document (only comments), true for a mapping with keys.
+    static func checkedKeys(of text: String) throws(ConfigurationError) -> Bool {
+        let document: Node?
+        do {
+            document = try Yams.compose(yaml: text)
+        } catch {
+            // One line, as every configuration error is.
+            let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: "; ")
+            throw ConfigurationError(key: "--config", problem: "not valid YAML: \(reason)")
+        }
+        guard let document else { return false }
+        guard let mapping = document.mapping else {
+            throw ConfigurationError(key: "--config", problem: "the file must be a mapping of keys to values")
+        }
+        for key in mapping.keys {
+            let name = key.string ?? "\(key)"
+            guard !knownKeys.contains(name) else { continue }
             throw ConfigurationError(
-                key: key, problem: "unknown key (known keys: \(knownKeys.sorted().joined(separator: ", ")))"
+                key: name, problem: "unknown key (known keys: \(knownKeys.sorted().joined(separator: ", ")))"
             )
         }
-    }
-
-    /// True when YAML text has nothing but blank lines, comments and document markers.
-    static func holdsOnlyComments(_ text: String) -> Bool {
-        text.split(whereSeparator: \.isNewline).allSatisfy { line in
-            let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
-            return trimmed.isEmpty || trimmed.hasPrefix("#") || trimmed == "---" || trimmed == "..."
-        }
+        return !mapping.keys.isEmpty
     }
 
     private func settings(file: String) throws(ConfigurationError) -> Loaded {
