@@ -93,13 +93,14 @@ extension Server {
     /// The STATS lines, `key value`.
     private func statsLines() -> [String] {
         let uptime = ContinuousClock.now - startedAt
+        let stats = currentStats()
         return [
             "version \(SubdVersion.current)",
             "uptime_seconds \(uptime.components.seconds)",
-            "connections \(connectionCount)",
+            "connections \(stats.connections)",
             "total_connections \(stats.totalConnections)",
-            "numbers \(center.numberCount)",
-            "subscriptions \(center.subscriptionCount)",
+            "numbers \(stats.numbers)",
+            "subscriptions \(stats.subscriptions)",
             "messages_published \(stats.messagesPublished)",
             "messages_delivered \(stats.messagesDelivered)",
             "bytes_in \(stats.bytesIn)",

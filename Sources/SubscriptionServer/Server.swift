@@ -44,8 +44,6 @@ public final class Server: @unchecked Sendable {
     private var drainCompletion: (@Sendable () -> Void)?
     /// When the server was made, for uptime.
     let startedAt = ContinuousClock.now
-    /// Sessions open now.
-    var connectionCount: Int { sessions.count }
 
     /// Makes a server; nothing is bound until ``start()``.
     public init(configuration: ServerConfiguration, logger: Logger) {
@@ -118,15 +116,18 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    /// A point-in-time copy of the counters (for STATS and the systemd status line).
+    /// A point-in-time copy of the counters, from any thread (for the systemd status line).
     public func snapshot() -> ServerStats {
-        queue.sync {
-            var copy = stats
-            copy.connections = sessions.count
-            copy.numbers = center.numberCount
-            copy.subscriptions = center.subscriptionCount
-            return copy
-        }
+        queue.sync { currentStats() }
+    }
+
+    /// The counters with the gauges filled in; on the queue (STATS and ``snapshot()`` both read this).
+    func currentStats() -> ServerStats {
+        var copy = stats
+        copy.connections = sessions.count
+        copy.numbers = center.numberCount
+        copy.subscriptions = center.subscriptionCount
+        return copy
     }
 
     // MARK: Accepting
