@@ -3,29 +3,48 @@ SWIFT      ?= swift
 CONFIG     ?= config/subd.yaml
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
-.PHONY: all build release run test bench fuzz clean
+PREFIX     ?= /usr/local
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps deps-test apt build release run test bench fuzz install uninstall clean
 
 all: build
 
+## deps: install the Debian packages the build needs when missing (libsystemd-dev for sd_notify & co.)
+deps:
+	@pkg-config --exists libsystemd 2>/dev/null || $(MAKE) --no-print-directory apt PACKAGES="pkg-config libsystemd-dev"
+
+## deps-test: deps, plus systemd's tools the tests run (systemd-analyze, systemd-socket-activate)
+deps-test: deps
+	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
+
+apt:
+	@echo "installing from Debian: $(PACKAGES)"
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -q
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $(PACKAGES)
+
 ## build: debug build of everything
-build:
+build: deps
 	$(SWIFT) build
 
 ## release: optimized subd, subctl and subbench in .build/release
-release:
+release: deps
 	$(SWIFT) build -c release --product subd
 	$(SWIFT) build -c release --product subctl
 	$(SWIFT) build -c release --product subbench
 
 ## run: build (release) and run subd in the foreground on 127.0.0.1:7827 with config/subd.yaml
-run:
+run: deps
 	$(SWIFT) build -c release --product subd
 	$(SWIFT) build -c release --product subctl
 	@echo "subctl is at $$($(SWIFT) build -c release --show-bin-path)/subctl"
 	exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
 
 ## test: build and run every test (unit and integration, real binaries over real sockets)
-test:
+test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
@@ -33,6 +52,26 @@ test:
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--subscribers 10 --messages 500000 --size 128 --window 1000
+
+## install: release subd and subctl to $(PREFIX)/bin, the config to /etc/subd/ (kept when it exists), the units
+## to $(UNITDIR); DESTDIR stages it elsewhere
+install: release
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(SYSCONFDIR)/subd" "$(DESTDIR)$(UNITDIR)"
+	install -m 755 "$(RELEASE_BIN)/subd" "$(RELEASE_BIN)/subctl" "$(DESTDIR)$(PREFIX)/bin/"
+	@if [ -e "$(DESTDIR)$(SYSCONFDIR)/subd/subd.yaml" ]; then \
+		echo "keeping $(DESTDIR)$(SYSCONFDIR)/subd/subd.yaml (the shipped one is config/subd.yaml)"; \
+	else install -m 644 config/subd.yaml "$(DESTDIR)$(SYSCONFDIR)/subd/subd.yaml"; fi
+	sed -e 's|/usr/local/bin/subd|$(PREFIX)/bin/subd|' -e 's|/etc/subd/|$(SYSCONFDIR)/subd/|' systemd/subd.service \
+		> "$(DESTDIR)$(UNITDIR)/subd.service"
+	install -m 644 systemd/subd.socket "$(DESTDIR)$(UNITDIR)/subd.socket"
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+	@echo "installed; start with: systemctl enable --now subd.socket  (or subd.service)"
+
+## uninstall: remove what install put in place, except the config in /etc/subd/
+uninstall:
+	rm -f "$(DESTDIR)$(PREFIX)/bin/subd" "$(DESTDIR)$(PREFIX)/bin/subctl" \
+		"$(DESTDIR)$(UNITDIR)/subd.service" "$(DESTDIR)$(UNITDIR)/subd.socket"
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 clean:
 	rm -rf .build

@@ -27,6 +27,8 @@ let package = Package(
         .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionCenter"]),
         // Tiny C shim for system calls Swift cannot reach directly (accept4).
         .target(name: "CSubdShim"),
+        // libsystemd's sd-daemon API (readiness, watchdog, socket activation), for subd only.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The daemon engine: BSD sockets + Dispatch around the center.
         .target(
             name: "SubscriptionServer",
@@ -40,7 +42,7 @@ let package = Package(
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer",
+                "SubscriptionServer", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),

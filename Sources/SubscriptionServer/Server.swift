@@ -20,8 +20,8 @@ public final class Server: @unchecked Sendable {
     public let queue = DispatchQueue(label: "subd.loop")
     /// The subscription service center, keyed by number; messages are pre-encoded frames.
     let center: SubscriptionCenter<Frame>
-    /// Configuration in force (limits are read per use, so a reload takes effect for new work).
-    private(set) var configuration: ServerConfiguration
+    /// Configuration in force; ``reconfigure(_:)`` replaces it on a reload.
+    var configuration: ServerConfiguration
     /// Where events are logged.
     let logger: Logger
     /// Counters for STATS.
@@ -36,7 +36,8 @@ public final class Server: @unchecked Sendable {
     let maxVectors: Int
 
     private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
-    private var sessions: [UInt64: Session] = [:]
+    /// Every open session, by id.
+    var sessions: [UInt64: Session] = [:]
     private var dirty: [Session] = []
     private var nextSessionID: UInt64 = 1
     /// True once shutdown began: no new connections, every session closes as soon as its output is out.
@@ -121,8 +122,10 @@ public final class Server: @unchecked Sendable {
         queue.sync { currentStats() }
     }
 
-    /// The counters with the gauges filled in; on the queue (STATS and ``snapshot()`` both read this).
-    func currentStats() -> ServerStats {
+    /// The counters with the gauges filled in. Only on ``queue`` (STATS, ``snapshot()`` and timers that run on the
+    /// event loop itself read this).
+    public func currentStats() -> ServerStats {
+        dispatchPrecondition(condition: .onQueue(queue))
         var copy = stats
         copy.connections = sessions.count
         copy.numbers = center.numberCount
@@ -166,7 +169,7 @@ public final class Server: @unchecked Sendable {
                 id: nextSessionID,
                 fd: fd,
                 server: self,
-                limits: ProtocolLimits(maxLine: configuration.maxLine, maxPayload: configuration.maxPayload),
+                limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
                 needsAuthentication: configuration.authToken != nil
             )

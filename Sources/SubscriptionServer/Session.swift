@@ -32,8 +32,8 @@ final class Session: Customer, @unchecked Sendable {
     /// The engine that owns this session. `unowned(unsafe)`: the server outlives every session (it tears them all
     /// down before it could go), and a checked reference would cost two atomic operations per delivery.
     unowned(unsafe) let server: Server
-    /// `max_pending` when the session started: output past it cuts a subscriber off.
-    let maxPending: Int
+    /// `max_pending` in force: output past it cuts a subscriber off.
+    private(set) var maxPending: Int
     /// Incremental command parser reading straight from the socket.
     var parser: CommandParser
     /// Ordered pending output. `@exclusivity(unchecked)`: touched only on the server queue, and never through two
@@ -60,18 +60,30 @@ final class Session: Customer, @unchecked Sendable {
     private static let readSize = 65_536
     /// Stop reading a session's commands while its own output holds more than this (backpressure): 4 MiB, or half
     /// of `max_pending` when that is smaller, so a client's own replies alone never get it cut off.
-    private let pauseReadingAbove: Int
+    private var pauseReadingAbove: Int
     /// ...and read again once it is below this.
     private var resumeReadingBelow: Int { pauseReadingAbove / 4 }
 
     init(id: UInt64, fd: Int32, server: Server, limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool) {
         self.id = id
         self.maxPending = maxPending
-        self.pauseReadingAbove = min(4 << 20, maxPending / 2)
+        self.pauseReadingAbove = Self.pauseThreshold(maxPending: maxPending)
         self.fd = fd
         self.server = server
         self.parser = CommandParser(limits: limits)
         self.isAuthenticated = !needsAuthentication
+    }
+
+    /// Puts reloaded limits in force from the next command on (a `PUB` whose header was already read keeps the
+    /// payload limit it was checked against).
+    func apply(limits: ProtocolLimits, maxPending: Int) {
+        parser.limits = limits
+        self.maxPending = maxPending
+        pauseReadingAbove = Self.pauseThreshold(maxPending: maxPending)
+    }
+
+    private static func pauseThreshold(maxPending: Int) -> Int {
+        min(4 << 20, maxPending / 2)
     }
 
     /// Starts watching the socket.

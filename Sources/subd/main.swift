@@ -12,8 +12,9 @@ func writeToStandardError(_ text: String) {
     text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
 }
 
-// Caught from the first instruction on: a SIGTERM while the config loads still ends in a clean exit.
-let signals = SignalPipe(signals: [SIGTERM, SIGINT])
+// Caught from the first instruction on: a SIGTERM while the config loads still ends in a clean exit, and a SIGHUP
+// waits for the start to finish, then reloads.
+let signals = SignalPipe(signals: [SIGTERM, SIGINT, SIGHUP])
 
 let arguments: DaemonArguments
 do {
@@ -39,13 +40,19 @@ do {
     exit(78)  // EX_CONFIG
 }
 
-let logLevel = loaded.logLevel
-LoggingSystem.bootstrap { _ in LogLineHandler(logLevel: logLevel) }
+let logLevel = LogLevelSwitch(loaded.logLevel)
+let journal = LogLineHandler.standardErrorIsJournal()
+LoggingSystem.bootstrap { _ in LogLineHandler(levelSwitch: logLevel, journal: journal) }
 let logger = Logger(label: "subd")
 
 do {
+    let inherited = try SocketActivation.inheritedSockets()
     let server = Server(configuration: loaded.server, logger: logger)
-    try await Daemon(server: server, logger: logger, signals: signals).run()
+    let daemon = Daemon(
+        server: server, logger: logger, signals: signals, arguments: arguments, logLevel: logLevel,
+        inherited: inherited
+    )
+    try await daemon.run()
     exit(0)
 } catch {
     logger.critical("cannot start: \(error)")

@@ -13,16 +13,27 @@ final class Daemon: @unchecked Sendable {
     let unixPath: String?
     /// The temporary directory holding the config file (and the Unix socket); removed by `stop`.
     let directory: URL
+    /// The YAML file subd reads (at start and on SIGHUP).
+    var configFile: URL { directory.appendingPathComponent("subd.yaml") }
     private var stopped = false
 
     /// `--server` value for subctl: `127.0.0.1:PORT`.
     var server: String { "127.0.0.1:\(port)" }
 
+    /// The variables through which systemd talks to a service. They are removed from what subd inherits (a test run
+    /// under systemd must not make every subd notify it) unless a test sets them in `environment`.
+    static let systemdVariables = [
+        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+        "JOURNAL_STREAM",
+    ]
+
     /// Writes `config` to a temporary file and starts subd with `--config FILE --listen 127.0.0.1:0`
     /// (plus `--unix PATH` when `unixSocket` is true); waits up to 10 s for the listening lines.
+    /// `shellPrefix`, when given, is shell code run by `/bin/sh` just before it execs subd (same process), e.g. to
+    /// export a variable computed from the process's own descriptors.
     init(
         config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false, extraArguments: [String] = [],
-        environment: [String: String?] = [:]
+        environment: [String: String?] = [:], shellPrefix: String? = nil
     ) throws {
         let executable = try BinaryLocator.executable("subd")
         // Short path: sun_path holds at most 107 bytes.
@@ -35,7 +46,19 @@ final class Daemon: @unchecked Sendable {
         if let unixPath { arguments += ["--unix", unixPath] }
         arguments += extraArguments
         self.unixPath = unixPath
-        child = try ChildProcess(executable: executable, arguments: arguments, environment: environment, label: "subd")
+        var childEnvironment: [String: String?] = [:]
+        for name in Self.systemdVariables { childEnvironment[name] = .some(nil) }
+        childEnvironment.merge(environment) { _, given in given }
+        if let shellPrefix {
+            child = try ChildProcess(
+                executable: URL(fileURLWithPath: "/bin/sh"),
+                arguments: ["-c", "\(shellPrefix)\nexec \"$0\" \"$@\"", executable.path] + arguments,
+                environment: childEnvironment, label: "subd"
+            )
+        } else {
+            child = try ChildProcess(
+                executable: executable, arguments: arguments, environment: childEnvironment, label: "subd")
+        }
         do {
             let portText = try child.stderr.waitFor("'listening on tcp 127.0.0.1:PORT'", timeout: 10) { text in
                 text.firstMatch(of: /listening on tcp ([0-9.]+):([0-9]+)/).map { String($0.output.2) }

@@ -32,10 +32,11 @@ class IntegrationTestCase: XCTestCase {
     /// Starts a subd with `config` (and a Unix socket when asked); stopped and checked at teardown.
     func startDaemon(
         _ config: DaemonConfig = DaemonConfig(), unixSocket: Bool = false, extraArguments: [String] = [],
-        environment: [String: String?] = [:]
+        environment: [String: String?] = [:], shellPrefix: String? = nil
     ) throws -> Daemon {
         let daemon = try Daemon(
-            config: config, unixSocket: unixSocket, extraArguments: extraArguments, environment: environment)
+            config: config, unixSocket: unixSocket, extraArguments: extraArguments, environment: environment,
+            shellPrefix: shellPrefix)
         daemons.append(daemon)
         return daemon
     }

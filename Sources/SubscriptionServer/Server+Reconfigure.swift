@@ -1,0 +1,68 @@
+import SubscriptionCenter
+import SubscriptionProtocol
+
+/// What ``Server/reconfigure(_:)`` did.
+public struct ReconfigureOutcome: Sendable, Equatable {
+    /// Numbers created because the new configuration lists them and they did not exist.
+    public var createdNumbers: [String] = []
+    /// Keys whose new value takes a restart and was left as it runs (`listen`, `unix_socket`, `unix_socket_mode`).
+    public var needsRestart: [String] = []
+}
+
+extension ServerConfiguration {
+    /// The parser's share of the limits.
+    var protocolLimits: ProtocolLimits {
+        ProtocolLimits(maxLine: maxLine, maxPayload: maxPayload)
+    }
+}
+
+extension Server {
+    /// Puts a reloaded configuration in force without dropping a listener or a client (SIGHUP).
+    ///
+    /// - `max_line`, `max_payload` and `max_pending` apply to every open session from its next command on;
+    ///   `max_connections`, `max_subscriptions` and `max_numbers` to the next request they limit.
+    /// - `auth_token` applies to the next `HELLO`; sessions that are already in stay in.
+    /// - Listed numbers that do not exist are created. Numbers dropped from the list stay: they are removed
+    ///   explicitly (`REMOVE`), never behind their subscribers' backs.
+    /// - Listeners stay as they are: a changed `listen`, `unix_socket` or `unix_socket_mode` is reported in
+    ///   ``ReconfigureOutcome/needsRestart`` and takes effect at the next start.
+    ///
+    /// All or nothing: when the listed numbers would not fit under `max_numbers`, it throws and changes nothing.
+    /// `new` must have passed ``ServerConfiguration/validate()``.
+    public func reconfigure(_ new: ServerConfiguration) throws(ConfigurationError) -> ReconfigureOutcome {
+        let result: Result<ReconfigureOutcome, ConfigurationError> = queue.sync {
+            var applied = new
+            var outcome = ReconfigureOutcome()
+            let running = configuration
+            if new.listen != running.listen { outcome.needsRestart.append("listen") }
+            if new.unixSocket != running.unixSocket { outcome.needsRestart.append("unix_socket") }
+            if new.unixSocketMode != running.unixSocketMode { outcome.needsRestart.append("unix_socket_mode") }
+            applied.listen = running.listen
+            applied.unixSocket = running.unixSocket
+            applied.unixSocketMode = running.unixSocketMode
+
+            var missing: [String] = []
+            var seen = Set<[UInt8]>()
+            for number in new.numbers where !center.contains(number) && seen.insert(Array(number.utf8)).inserted {
+                missing.append(number)
+            }
+            guard center.numberCount + missing.count <= new.maxNumbers else {
+                return .failure(ConfigurationError(
+                    key: "numbers",
+                    problem: "\(missing.count) new number(s) would make \(center.numberCount + missing.count), "
+                        + "over max_numbers \(new.maxNumbers)"
+                ))
+            }
+            configuration = applied
+            center.limits = .init(maxSubscriptionsPerCustomer: new.maxSubscriptions, maxNumbers: new.maxNumbers)
+            for session in sessions.values {
+                session.apply(limits: applied.protocolLimits, maxPending: applied.maxPending)
+            }
+            for number in missing where (try? center.create(number)) == true {
+                outcome.createdNumbers.append(number)
+            }
+            return .success(outcome)
+        }
+        return try result.get()
+    }
+}
