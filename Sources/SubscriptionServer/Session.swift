@@ -32,8 +32,9 @@ final class Session: Customer, @unchecked Sendable {
     /// The engine that owns this session. `unowned(unsafe)`: the server outlives every session (it tears them all
     /// down before it could go), and a checked reference would cost two atomic operations per delivery.
     unowned(unsafe) let server: Server
-    /// `max_pending` in force: output past it cuts a subscriber off.
-    private(set) var maxPending: Int
+    /// `max_pending` in force: output past it cuts a subscriber off. Read on every delivery; changed only by a reload,
+    /// on the server queue, so `@exclusivity(unchecked)` as ``output`` is.
+    @exclusivity(unchecked) private(set) var maxPending: Int
     /// Incremental command parser reading straight from the socket.
     var parser: CommandParser
     /// Ordered pending output. `@exclusivity(unchecked)`: touched only on the server queue, and never through two

@@ -150,7 +150,11 @@ final class Daemon: @unchecked Sendable {
             let loaded = try result.get()
             let outcome = try server.reconfigure(loaded.server)
             for key in outcome.needsRestart {
-                logger.warning("reload: \(key) changed; the listeners stay as they are until subd restarts")
+                if inherited.isEmpty {
+                    logger.warning("reload: \(key) changed; the listeners stay as they are until subd restarts")
+                } else {
+                    logger.warning("reload: \(key) changed; not used while serving the sockets systemd passed in")
+                }
             }
             var metadata: Logger.Metadata = ["log_level": "\(loaded.logLevel)"]
             if !outcome.createdNumbers.isEmpty {
