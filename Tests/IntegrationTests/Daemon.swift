@@ -20,12 +20,18 @@ final class Daemon: @unchecked Sendable {
     /// `--server` value for subctl: `127.0.0.1:PORT`.
     var server: String { "127.0.0.1:\(port)" }
 
-    /// The variables through which systemd talks to a service. They are removed from what subd inherits (a test run
-    /// under systemd must not make every subd notify it) unless a test sets them in `environment`.
-    static let systemdVariables = [
-        "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
-        "JOURNAL_STREAM",
-    ]
+    /// The environment changes for a subd child: `given`, and every variable through which systemd talks to a
+    /// service removed unless `given` sets it (a test run under systemd must not make every subd notify it).
+    static func environment(_ given: [String: String?] = [:]) -> [String: String?] {
+        var changes: [String: String?] = [:]
+        for name in [
+            "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES",
+            "JOURNAL_STREAM",
+        ] {
+            changes[name] = .some(nil)
+        }
+        return changes.merging(given) { _, set in set }
+    }
 
     /// Writes `config` to a temporary file and starts subd with `--config FILE --listen 127.0.0.1:0`
     /// (plus `--unix PATH` when `unixSocket` is true); waits up to 10 s for the listening lines.
@@ -46,9 +52,7 @@ final class Daemon: @unchecked Sendable {
         if let unixPath { arguments += ["--unix", unixPath] }
         arguments += extraArguments
         self.unixPath = unixPath
-        var childEnvironment: [String: String?] = [:]
-        for name in Self.systemdVariables { childEnvironment[name] = .some(nil) }
-        childEnvironment.merge(environment) { _, given in given }
+        let childEnvironment = Self.environment(environment)
         if let shellPrefix {
             child = try ChildProcess(
                 executable: URL(fileURLWithPath: "/bin/sh"),

@@ -37,11 +37,9 @@ final class NotifySocket {
     /// Binds a fresh socket under /tmp.
     init() throws {
         path = "/tmp/subd-notify-\(UUID().uuidString.prefix(8)).sock"
+        var address = try TestAddress.unix(path)
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw HarnessError.system("socket(AF_UNIX, SOCK_DGRAM)", errno) }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8) }
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))

@@ -22,8 +22,8 @@ final class SocketActivationTests: XCTestCase {
     }
 
     func testServesTcpAndUnixSocketsPassedBySystemdAndBindsNoneOfItsOwn() throws {
-        let port = try LoopbackPort.free()
-        let configuredPort = try LoopbackPort.free()
+        let port = try TestAddress.freeLoopbackPort()
+        let configuredPort = try TestAddress.freeLoopbackPort()
         let passedPath = directory.appendingPathComponent("passed.sock").path
         let configuredPath = directory.appendingPathComponent("configured.sock").path
         let child = try activate(
@@ -57,13 +57,13 @@ final class SocketActivationTests: XCTestCase {
     }
 
     func testAPassedSocketThatIsNotAListeningStreamSocketIsAClearStartError() throws {
-        let port = try LoopbackPort.free()
+        let port = try TestAddress.freeLoopbackPort()
         let child = try activate(["--datagram", "-l", "127.0.0.1:\(port)"], subdArguments: [])
         try child.stderr.waitFor(substring: "Listening on 127.0.0.1:\(port)", timeout: 10)
         // A datagram makes systemd-socket-activate exec subd.
         let sender = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         defer { Glibc.close(sender) }
-        var address = LoopbackPort.address(port)
+        var address = TestAddress.loopback(port)
         _ = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 sendto(sender, "x", 1, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
@@ -84,13 +84,11 @@ final class SocketActivationTests: XCTestCase {
             "systemd-socket-activate is missing; `make test` installs Debian's systemd package"
         )
         let subd = try BinaryLocator.executable("subd")
-        var environment: [String: String?] = [:]
-        for name in Daemon.systemdVariables { environment[name] = .some(nil) }
         let child = try ChildProcess(
             executable: URL(fileURLWithPath: tool),
             arguments: options + [subd.path, "--config", directory.appendingPathComponent("subd.yaml").path]
                 + subdArguments,
-            environment: environment, label: "systemd-socket-activate subd"
+            environment: Daemon.environment(), label: "systemd-socket-activate subd"
         )
         children.append(child)
         return child

@@ -45,7 +45,7 @@ final class SubctlErrorTests: IntegrationTestCase {
     }
 
     func testNothingListeningSaysIsSubdRunningAndExits69() throws {
-        let port = try closedPort()
+        let port = try TestAddress.freeLoopbackPort()
         let result = try Subctl.run(["ping", "--server", "127.0.0.1:\(port)"])
         XCTAssertEqual(result.status, 69, "\(result)")
         XCTAssertEqual(
@@ -84,23 +84,5 @@ final class SubctlErrorTests: IntegrationTestCase {
         for code in ["64", "69"] {
             XCTAssertTrue(result.output.contains(code), "--help does not mention exit code \(code): \(result)")
         }
-    }
-
-    /// A TCP port on 127.0.0.1 that was just bound and closed, so nothing listens on it.
-    private func closedPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError.system("socket", errno) }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw HarnessError.system("bind 127.0.0.1:0", errno) }
-        return UInt16(bigEndian: address.sin_port)
     }
 }
