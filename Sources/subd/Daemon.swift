@@ -31,8 +31,9 @@ final class Daemon: @unchecked Sendable {
     private let queue = DispatchQueue(label: "subd.signals")
     private let signals: SignalPipe
     private var started = false
-    private var reloadBeforeStart = false
-    private var reload = ReloadState.idle
+    /// A SIGHUP arrived that no reload has answered yet.
+    private var reloadRequested = false
+    private var reloading = false
     private var stopRequested = false
     private var drained = false
     private var stopped: CheckedContinuation<Void, Never>?
@@ -40,10 +41,6 @@ final class Daemon: @unchecked Sendable {
     private var statusTimer: DispatchSourceTimer?
     private var watchdogTimer: DispatchSourceTimer?
     private var statusLine = StatusLine()
-
-    private enum ReloadState {
-        case idle, running, runningWithAnotherRequested
-    }
 
     /// `signals` must have been made at the very start of the process, so no signal is missed. `arguments` are
     /// read again on each reload; `inherited` are the sockets systemd passed in (empty: bind the configured ones).
@@ -83,7 +80,7 @@ final class Daemon: @unchecked Sendable {
             guard !stopRequested else { return }
             logger.info("subd \(SubdVersion.current) ready", metadata: ["listeners": "\(addresses.count)"])
             notifier.ready(status: currentStatus())
-            if reloadBeforeStart { startReload() }
+            reloadIfRequested()
         }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             queue.sync {
@@ -97,7 +94,8 @@ final class Daemon: @unchecked Sendable {
     private func handle(signal number: Int32) {
         switch number {
         case SIGHUP:
-            if started { startReload() } else { reloadBeforeStart = true }
+            reloadRequested = true
+            reloadIfRequested()
         default:
             stop(signal: number)
         }
@@ -121,16 +119,12 @@ final class Daemon: @unchecked Sendable {
 
     // MARK: Reload
 
-    /// Reads the configuration again (on the daemon queue). A SIGHUP during a reload runs one more afterwards.
-    private func startReload() {
-        guard !stopRequested else { return }
-        switch reload {
-        case .running, .runningWithAnotherRequested:
-            reload = .runningWithAnotherRequested
-            return
-        case .idle:
-            reload = .running
-        }
+    /// Reads the configuration again (on the daemon queue) when a SIGHUP asked for it and nothing stands in the
+    /// way: a SIGHUP before the start is answered once subd is ready, one during a reload once that reload is over.
+    private func reloadIfRequested() {
+        guard reloadRequested, started, !reloading, !stopRequested else { return }
+        reloadRequested = false
+        reloading = true
         notifier.reloading(status: "reloading the configuration")
         logger.info("SIGHUP: reloading the configuration")
         let arguments = self.arguments
@@ -166,16 +160,20 @@ final class Daemon: @unchecked Sendable {
             logger.error("reload refused, the running configuration stays in force: \(error)")
         }
         if !stopRequested { notifier.ready(status: currentStatus()) }
-        let again = reload == .runningWithAnotherRequested
-        reload = .idle
-        if again { startReload() }
+        reloading = false
+        reloadIfRequested()
     }
 
     // MARK: Status and watchdog
 
     /// The status line now; from the daemon queue.
     private func currentStatus() -> String {
-        server.queue.sync { statusLine.next(server.currentStats()) }
+        server.queue.sync { nextStatusLine() }
+    }
+
+    /// The next status line; only on the server's queue (``statusLine`` lives there).
+    private func nextStatusLine() -> String {
+        statusLine.next(server.currentStats())
     }
 
     /// Starts the status timer (when systemd listens) and the watchdog (when systemd asks for one), both on the
@@ -185,21 +183,18 @@ final class Daemon: @unchecked Sendable {
         let status = DispatchSource.makeTimerSource(queue: server.queue)
         status.schedule(deadline: .now() + Self.statusInterval, repeating: Self.statusInterval)
         status.setEventHandler { [unowned self] in
-            self.notifier.status(self.statusLine.next(self.server.currentStats()))
+            self.notifier.status(self.nextStatusLine())
         }
         statusTimer = status
         status.resume()
 
-        guard let interval = SystemdNotifier.watchdogInterval() else { return }
-        let half = interval / 2
-        let period = DispatchTimeInterval.microseconds(Int(half.components.seconds) * 1_000_000
-            + Int(half.components.attoseconds / 1_000_000_000_000))
+        guard let interval = SystemdNotifier.watchdogMicroseconds() else { return }
         let watchdog = DispatchSource.makeTimerSource(queue: server.queue)
-        watchdog.schedule(deadline: .now(), repeating: period)
+        watchdog.schedule(deadline: .now(), repeating: .microseconds(interval / 2))
         let pinger = notifier
         watchdog.setEventHandler { pinger.watchdog() }
         watchdogTimer = watchdog
         watchdog.resume()
-        logger.info("watchdog: WATCHDOG=1 every \(half) from the event loop")
+        logger.info("watchdog: WATCHDOG=1 every \(interval / 2_000) ms from the event loop")
     }
 }

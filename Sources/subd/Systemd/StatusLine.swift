@@ -12,7 +12,7 @@ struct StatusLine {
         var perSecondIn = 0
         var perSecondOut = 0
         if let previous {
-            let seconds = Self.seconds(now - previous.at)
+            let seconds = (now - previous.at) / .seconds(1)
             if seconds > 0 {
                 perSecondIn = Int((Double(stats.messagesPublished &- previous.published) / seconds).rounded())
                 perSecondOut = Int((Double(stats.messagesDelivered &- previous.delivered) / seconds).rounded())
@@ -26,10 +26,5 @@ struct StatusLine {
     /// `1 connection`, `2 connections`.
     static func count(_ value: Int, _ noun: String) -> String {
         value == 1 ? "1 \(noun)" : "\(value) \(noun)s"
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let parts = duration.components
-        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
     }
 }

@@ -46,12 +46,12 @@ struct SystemdNotifier: Sendable {
         notify("WATCHDOG=1")
     }
 
-    /// The watchdog interval systemd expects pings within (`WATCHDOG_USEC`, for this process), or nil when the
-    /// watchdog is off.
-    static func watchdogInterval() -> Duration? {
+    /// The watchdog interval in microseconds that systemd expects pings within (`WATCHDOG_USEC`, for this
+    /// process), or nil when the watchdog is off.
+    static func watchdogMicroseconds() -> Int? {
         var microseconds: UInt64 = 0
         guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
-        return .microseconds(Int64(clamping: microseconds))
+        return Int(clamping: microseconds)
     }
 
     /// CLOCK_MONOTONIC in microseconds, the clock systemd reads `MONOTONIC_USEC` against.
