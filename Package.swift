@@ -62,6 +62,9 @@ let package = Package(
         .testTarget(name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "TestSupport"]),
         .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "TestSupport"]),
         .testTarget(name: "SubscriptionClientTests", dependencies: ["SubscriptionClient", "TestSupport"]),
+        // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
+        // where they need none.
+        .testTarget(name: "SubscriptionServerTests", dependencies: ["SubscriptionServer", "TestSupport"]),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
         .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"]),

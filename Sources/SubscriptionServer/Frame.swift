@@ -2,20 +2,25 @@
 struct FrameHeader {
     /// Bytes written so far.
     var count: Int
-    /// True for a session's own reply block (appendable); false for a shared message frame (immutable once made).
-    var isReplyBlock: Bool
+    /// The memory the frame holds (its bytes and the object around them), charged to every session it is queued
+    /// for: the flow-control mark and `max_pending` count memory held, not payload bytes.
+    let heldBytes: Int
 }
 
-/// A block of bytes in one allocation, shared by reference (redis shared objects, mosquitto's message store).
+/// One published message's wire bytes in one allocation, shared by reference (redis shared objects, mosquitto's
+/// message store).
 ///
 /// A published message is framed once into a `Frame` and the same object is queued for every subscriber; each
-/// queue holds a reference, not a copy. Replies use appendable frames of their own. The element storage never
-/// moves, so its address can be handed to writev(2) while the frame is alive.
+/// queue holds a reference, not a copy. The element storage never moves, so its address can be handed to writev(2)
+/// while the frame is alive.
 final class Frame: ManagedBuffer<FrameHeader, UInt8> {
+    /// What a frame costs beyond its bytes: the object header, ``FrameHeader`` and the allocator's own header.
+    static let overhead = 48
+
     /// Makes an empty frame with room for at least `capacity` bytes.
-    static func make(capacity: Int, isReplyBlock: Bool) -> Frame {
+    static func make(capacity: Int) -> Frame {
         let buffer = Frame.create(minimumCapacity: capacity) { _ in
-            FrameHeader(count: 0, isReplyBlock: isReplyBlock)
+            FrameHeader(count: 0, heldBytes: capacity + overhead)
         }
         return unsafeDowncast(buffer, to: Frame.self)
     }
@@ -34,20 +39,6 @@ final class Frame: ManagedBuffer<FrameHeader, UInt8> {
         set { withUnsafeMutablePointerToHeader { $0.pointee.count = newValue } }
     }
 
-    /// True for a session's own reply block (appendable).
-    var isReplyBlock: Bool { withUnsafeMutablePointerToHeader { $0.pointee.isReplyBlock } }
-
-    /// Free bytes left at the end.
-    var freeCapacity: Int { capacity - count }
-
-    /// Appends as many of `bytes` as fit; returns how many were copied.
-    func append(_ bytes: UnsafeRawBufferPointer) -> Int {
-        let n = min(bytes.count, freeCapacity)
-        if n > 0, let source = bytes.baseAddress {
-            let start = count
-            (base + start).update(from: source.assumingMemoryBound(to: UInt8.self), count: n)
-            count = start + n
-        }
-        return n
-    }
+    /// The memory this frame holds (see ``FrameHeader/heldBytes``).
+    var heldBytes: Int { withUnsafeMutablePointerToHeader { $0.pointee.heldBytes } }
 }

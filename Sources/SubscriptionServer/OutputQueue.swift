@@ -2,18 +2,49 @@
 import Glibc
 #endif
 
-/// The ordered output of one connection: shared message frames and the session's own reply blocks, written with
+/// The ordered output of one connection: shared message frames and the session's own reply bytes, written with
 /// one writev(2) per turn (swift-nio `PendingWritesManager`).
 ///
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
-/// push. Arrays are reused (`removeAll(keepingCapacity:)`), so a steady stream costs no allocation here.
+/// push. Reply bytes go to the session's one ``ReplyBuffer``; the queue records only how many of them come between
+/// two frames. Arrays are reused (`removeAll(keepingCapacity:)`), so a steady stream costs no allocation here.
+///
+/// Memory is counted as it is held (``heldBytes``): each frame's whole allocation, the reply buffer and the chunk
+/// list, so a client that pipelines small commands around large pushes is paused by what it really costs.
 struct OutputQueue {
-    /// Size of a reply block; replies in a row share one block.
-    static let replyBlockSize = 4096
+    /// One entry of the output, in order.
+    enum Chunk {
+        /// A shared message frame.
+        case frame(Frame)
+        /// This many bytes of the reply buffer, next in its order.
+        case replies(Int)
 
-    private var chunks: [Frame] = []
+        /// Its bytes.
+        var count: Int {
+            switch self {
+            case .frame(let frame): return frame.count
+            case .replies(let count): return count
+            }
+        }
+
+        /// The frame's held memory; reply bytes are counted with the reply buffer.
+        var frameHeldBytes: Int {
+            if case .frame(let frame) = self { return frame.heldBytes }
+            return 0
+        }
+    }
+
+    /// Chunk lists up to this capacity are kept when the output empties; longer ones are freed.
+    static let keptChunkCapacity = 1024
+    /// Reply buffers up to this capacity are kept when the output empties; larger ones are freed.
+    static let keptReplyCapacity = 16 << 10
+
+    private var chunks: [Chunk] = []
     private var head = 0
     private var headOffset = 0
+    private let replies = ReplyBuffer()
+    /// The ``Frame/heldBytes`` of every frame still queued.
+    private var framesHeld = 0
 
     /// Bytes queued and not yet written.
     private(set) var pendingBytes = 0
@@ -21,32 +52,39 @@ struct OutputQueue {
     /// True when nothing is waiting.
     var isEmpty: Bool { pendingBytes == 0 }
 
+    /// The memory held by what is queued: frames, the reply buffer and the chunk list (0 when nothing is queued).
+    var heldBytes: Int {
+        guard pendingBytes > 0 else { return 0 }
+        return framesHeld + replies.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
+    }
+
     /// Queues a shared frame (a reference, not a copy).
     mutating func append(frame: Frame) {
-        chunks.append(frame)
+        chunks.append(.frame(frame))
         pendingBytes += frame.count
+        framesHeld += frame.heldBytes
     }
 
-    /// Copies reply bytes to the tail, filling the last reply block before starting a new one.
+    /// Copies reply bytes to the reply buffer; consecutive replies make one chunk.
     mutating func append(replyBytes bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
+        replies.append(bytes)
         pendingBytes += bytes.count
-        var rest = bytes
-        if let last = chunks.last, head < chunks.count, last.isReplyBlock {
-            rest = UnsafeRawBufferPointer(rebasing: rest[last.append(rest)...])
-        }
-        while !rest.isEmpty {
-            let block = Frame.make(capacity: max(Self.replyBlockSize, rest.count), isReplyBlock: true)
-            rest = UnsafeRawBufferPointer(rebasing: rest[block.append(rest)...])
-            chunks.append(block)
+        if head < chunks.count, case .replies(let queued) = chunks[chunks.count - 1] {
+            chunks[chunks.count - 1] = .replies(queued + bytes.count)
+        } else {
+            chunks.append(.replies(bytes.count))
         }
     }
 
-    /// Drops everything queued (the connection is going away).
+    /// Drops everything queued and frees the buffers (the connection is going away).
     mutating func removeAll() {
-        chunks.removeAll(keepingCapacity: false)
+        chunks = []
         head = 0
         headOffset = 0
+        replies.consume(replies.count)
+        replies.releaseStorage()
+        framesHeld = 0
         pendingBytes = 0
     }
 
@@ -63,10 +101,18 @@ struct OutputQueue {
             var offered = 0
             var index = head
             var offset = headOffset
+            // Reply chunks follow each other in the reply buffer, from its first unwritten byte on.
+            var replyOffset = 0
             while index < chunks.count && n < maxVectors {
                 let chunk = chunks[index]
                 let length = chunk.count - offset
-                vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(chunk.base + offset), iov_len: length)
+                switch chunk {
+                case .frame(let frame):
+                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(frame.base + offset), iov_len: length)
+                case .replies:
+                    vectors[n] = iovec(iov_base: replies.readable(replyOffset + length) + replyOffset, iov_len: length)
+                    replyOffset += length
+                }
                 offered += length
                 n += 1
                 index += 1
@@ -86,19 +132,23 @@ struct OutputQueue {
         var left = written
         pendingBytes -= written
         while left > 0 {
-            let remaining = chunks[head].count - headOffset
-            if left >= remaining {
-                left -= remaining
+            let chunk = chunks[head]
+            let remaining = chunk.count - headOffset
+            let taken = min(left, remaining)
+            if case .replies = chunk { replies.consume(taken) }
+            left -= taken
+            if taken < remaining {
+                headOffset += taken
+            } else {
+                framesHeld -= chunk.frameHeldBytes
                 head += 1
                 headOffset = 0
-            } else {
-                headOffset += left
-                left = 0
             }
         }
         if head == chunks.count {
-            chunks.removeAll(keepingCapacity: true)
+            chunks.removeAll(keepingCapacity: chunks.capacity <= Self.keptChunkCapacity)
             head = 0
+            if replies.capacity > Self.keptReplyCapacity { replies.releaseStorage() }
         } else if head >= 1024 && head * 2 >= chunks.count {
             chunks.removeFirst(head)
             head = 0

@@ -65,7 +65,7 @@ extension Server {
 
             case .quit:
                 session.appendReply { ReplyEncoder.ok("bye", into: &$0) }
-                session.closeGracefully()
+                session.requestClose(.client)
             }
         } catch let error as ProtocolError {
             session.appendReply { ReplyEncoder.error(error, into: &$0) }
@@ -80,7 +80,7 @@ extension Server {
     /// Frames the message once and lets the center fan the one frame out. Returns the receivers.
     private func publish(_ payload: ArraySlice<UInt8>, to number: String, from sender: String?) throws(CenterError) -> Int {
         let size = ReplyEncoder.messageFrameSize(number: number, payloadCount: payload.count, from: sender)
-        let frame = Frame.make(capacity: size, isReplyBlock: false)
+        let frame = Frame.make(capacity: size)
         frame.count = payload.withUnsafeBytes {
             ReplyEncoder.writeMessageFrame(number: number, payload: $0, from: sender, to: frame.base)
         }
@@ -107,7 +107,8 @@ extension Server {
             "bytes_out \(stats.bytesOut)",
             "slow_consumers \(stats.slowConsumers)",
             "protocol_errors \(stats.protocolErrors)",
-        ]
+            "refused_connections \(stats.refusedConnections)",
+        ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(stats.closed[$0] ?? 0)" }
     }
 
     /// The wire error for a center error (codes from shared/PROTOCOL.md).

@@ -22,6 +22,8 @@ extension Server {
     /// - `max_line`, `max_payload` and `max_pending` apply to every open session from its next command on;
     ///   `max_connections`, `max_subscriptions` and `max_numbers` to the next request they limit.
     /// - `auth_token` applies to the next `HELLO`; sessions that are already in stay in.
+    /// - TCP keepalive settings apply to the open TCP connections too; `command_timeout` and `auth_timeout` to every
+    ///   open session from the next liveness check.
     /// - Listed numbers that do not exist are created. Numbers dropped from the list stay: they are removed
     ///   explicitly (`REMOVE`), never behind their subscribers' backs.
     /// - Listeners stay as they are: a changed `listen`, `unix_socket` or `unix_socket_mode` is reported in
@@ -55,8 +57,16 @@ extension Server {
             }
             configuration = applied
             center.limits = .init(maxSubscriptionsPerCustomer: new.maxSubscriptions, maxNumbers: new.maxNumbers)
+            let keepaliveChanged = new.tcpKeepalive != running.tcpKeepalive
             for session in sessions.values {
                 session.apply(limits: applied.protocolLimits, maxPending: applied.maxPending)
+                if keepaliveChanged && session.isTCP {
+                    do {
+                        try new.tcpKeepalive.apply(to: session.fd)
+                    } catch {
+                        logger.warning("reload: cannot set TCP keepalive: \(error)", metadata: ["session": "\(session.id)"])
+                    }
+                }
             }
             for number in missing where (try? center.create(number)) == true {
                 outcome.createdNumbers.append(number)

@@ -36,6 +36,8 @@ public final class Server: @unchecked Sendable {
     let maxVectors: Int
 
     private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
+    /// Checks every open session against ``ServerConfiguration/liveness`` a few times a second.
+    private var livenessTimer: DispatchSourceTimer?
     /// Every open session, by id.
     var sessions: [UInt64: Session] = [:]
     private var dirty: [Session] = []
@@ -89,6 +91,7 @@ public final class Server: @unchecked Sendable {
                 throw error
             }
             for socket in bound { startAccepting(socket) }
+            startLivenessChecks()
             return bound.map(\.address)
         }
     }
@@ -105,13 +108,15 @@ public final class Server: @unchecked Sendable {
                 if socket.ownsPath, case .unix(let path) = socket.address { unlink(path) }
             }
             self.listeners.removeAll()
-            for session in Array(self.sessions.values) { session.closeGracefully() }
+            self.livenessTimer?.cancel()
+            self.livenessTimer = nil
+            for session in Array(self.sessions.values) { session.drain() }
             self.endOfTurn()
             self.finishDrainIfDone()
             self.queue.asyncAfter(deadline: .now() + self.configuration.drainSeconds) {
                 guard self.drainCompletion != nil else { return }
                 self.logger.warning("drain deadline passed; dropping \(self.sessions.count) connection(s)")
-                for session in Array(self.sessions.values) { self.close(session, reason: "drain deadline") }
+                for session in Array(self.sessions.values) { session.fail(.shutdown) }
                 self.finishDrainIfDone()
             }
         }
@@ -138,14 +143,15 @@ public final class Server: @unchecked Sendable {
     private func startAccepting(_ socket: ListeningSocket) {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
         // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
-        source.setEventHandler { self.acceptConnections(on: socket.fd) }
+        let isTCP = if case .tcp = socket.address { true } else { false }
+        source.setEventHandler { self.acceptConnections(on: socket.fd, isTCP: isTCP) }
         source.setCancelHandler { Syscall.close(socket.fd) }
         listeners.append((socket, source))
         source.resume()
         logger.info("listening on \(socket.address)")
     }
 
-    private func acceptConnections(on listenFD: Int32) {
+    private func acceptConnections(on listenFD: Int32, isTCP: Bool) {
         for _ in 0..<256 {
             let accepted: Int32?
             do {
@@ -161,13 +167,22 @@ public final class Server: @unchecked Sendable {
                 continue
             }
             guard sessions.count < configuration.maxConnections else {
+                stats.refusedConnections += 1
                 refuse(fd, ProtocolError(.limit, "too many connections (max_connections is \(configuration.maxConnections))"))
                 continue
             }
-            _ = try? Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY")
+            if isTCP {
+                _ = try? Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1, "TCP_NODELAY")
+                do {
+                    try configuration.tcpKeepalive.apply(to: fd)
+                } catch {
+                    logger.warning("cannot set TCP keepalive on a new connection: \(error)")
+                }
+            }
             let session = Session(
                 id: nextSessionID,
                 fd: fd,
+                isTCP: isTCP,
                 server: self,
                 limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
@@ -212,6 +227,42 @@ public final class Server: @unchecked Sendable {
         dirty.removeAll(keepingCapacity: true)
     }
 
+    // MARK: Liveness
+
+    /// Every quarter second, on the queue: sessions past `command_timeout` or `auth_timeout` are told and closed.
+    private func startLivenessChecks() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.livenessPeriod, repeating: Self.livenessPeriod)
+        timer.setEventHandler { [unowned self] in self.checkLiveness() }
+        livenessTimer = timer
+        timer.resume()
+    }
+
+    /// How often ``checkLiveness()`` runs; a timeout closes a session at most this late.
+    static let livenessPeriod = DispatchTimeInterval.milliseconds(250)
+
+    private func checkLiveness() {
+        let policy = configuration.liveness
+        guard !policy.isOff else { return }
+        let now = MonotonicClock.now()
+        let authenticationRequired = configuration.authToken != nil
+        var expired: [(Session, LivenessPolicy.Expiry)] = []
+        for session in sessions.values {
+            if let expiry = policy.expiry(
+                of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
+            {
+                expired.append((session, expiry))
+            }
+        }
+        guard !expired.isEmpty else { return }
+        for (session, expiry) in expired {
+            logger.info(
+                "closing a connection: \(expiry.error.message)", metadata: ["session": "\(session.id)"])
+            session.expire(expiry)
+        }
+        endOfTurn()
+    }
+
     // MARK: Closing
 
     /// The session takes no more commands: it leaves the center at once (no later send counts it).
@@ -221,21 +272,22 @@ public final class Server: @unchecked Sendable {
 
     /// Drops a subscriber that cannot keep up; the publisher and every other subscriber go on.
     func cutSlowConsumer(_ session: Session) {
-        stats.slowConsumers += 1
         logger.warning(
             "slow consumer cut off: pending output passed max_pending",
-            metadata: ["session": "\(session.id)", "pending": "\(session.output.pendingBytes)",
+            metadata: ["session": "\(session.id)", "held": "\(session.output.heldBytes)",
                        "max_pending": "\(configuration.maxPending)"]
         )
-        close(session, reason: "slow consumer")
+        session.fail(.slowConsumer)
     }
 
-    /// Closes a session now: out of the center, out of the table, descriptor released.
-    func close(_ session: Session, reason: String) {
+    /// Closes a session now: out of the center, out of the table, descriptor released. Only a session calls this,
+    /// when its state machine says close.
+    func close(_ session: Session, reason: CloseReason) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
         center.removeAll(session)
         session.tearDown()
-        logger.debug("client disconnected", metadata: ["session": "\(session.id)", "reason": "\(reason)"])
+        stats.closed[reason, default: 0] += 1
+        logger.debug("client disconnected", metadata: ["session": "\(session.id)", "reason": "\(reason.rawValue)"])
         if isDraining { finishDrainIfDone() }
     }
 

@@ -42,9 +42,22 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var authToken: String? = nil
     /// How long a SIGTERM drain may take before the remaining connections are dropped, in seconds.
     public var drainSeconds = 5.0
+    /// TCP keepalive on accepted connections (`tcp_keepalive_idle`, `_interval`, `_count`).
+    public var tcpKeepalive = TCPKeepalive(idle: 60, interval: 15, count: 4)
+    /// Seconds a started command may go without a new byte while subd reads the session; 0 is off.
+    public var commandTimeout = 60.0
+    /// With `auth_token` set, seconds a connection may stay without a successful HELLO; 0 is off.
+    public var authTimeout = 10.0
 
     /// The defaults listed in `config/subd.yaml`.
     public init() {}
+
+    /// `command_timeout` and `auth_timeout` as the liveness check uses them.
+    var liveness: LivenessPolicy {
+        LivenessPolicy(
+            commandTimeoutNanoseconds: LivenessPolicy.nanoseconds(commandTimeout),
+            authTimeoutNanoseconds: LivenessPolicy.nanoseconds(authTimeout))
+    }
 
     /// Checks ranges that the engine relies on; the error names the key.
     public func validate() throws(ConfigurationError) {
@@ -67,6 +80,22 @@ public struct ServerConfiguration: Sendable, Equatable {
         try positive(maxConnections, "max_connections")
         try positive(maxSubscriptions, "max_subscriptions")
         try positive(maxNumbers, "max_numbers")
+        // The kernel's own bounds for the three keepalive options.
+        guard (0...32_767).contains(tcpKeepalive.idle) else {
+            throw ConfigurationError(key: "tcp_keepalive_idle", problem: "must be 0 (off) to 32767 seconds, got \(tcpKeepalive.idle)")
+        }
+        guard (1...32_767).contains(tcpKeepalive.interval) else {
+            throw ConfigurationError(
+                key: "tcp_keepalive_interval", problem: "must be 1 to 32767 seconds, got \(tcpKeepalive.interval)")
+        }
+        guard (1...127).contains(tcpKeepalive.count) else {
+            throw ConfigurationError(key: "tcp_keepalive_count", problem: "must be 1 to 127, got \(tcpKeepalive.count)")
+        }
+        for (key, seconds) in [("command_timeout", commandTimeout), ("auth_timeout", authTimeout)] {
+            guard seconds.isFinite, (0...86_400).contains(seconds) else {
+                throw ConfigurationError(key: key, problem: "must be 0 (off) to 86400 seconds, got \(seconds)")
+            }
+        }
         guard unixSocketMode <= 0o777 else {
             throw ConfigurationError(key: "unix_socket_mode", problem: "must be octal permission bits such as 0660")
         }

@@ -16,8 +16,12 @@ public struct ServerStats: Sendable, Equatable {
     public var bytesIn: UInt64 = 0
     /// Bytes written to clients.
     public var bytesOut: UInt64 = 0
+    /// Sessions closed since start, by why they closed.
+    public var closed: [CloseReason: UInt64] = [:]
+    /// Connections refused at `max_connections`.
+    public var refusedConnections: UInt64 = 0
     /// Subscribers cut off for passing `max_pending`.
-    public var slowConsumers: UInt64 = 0
+    public var slowConsumers: UInt64 { closed[.slowConsumer] ?? 0 }
     /// Malformed commands answered with -ERR by the parser.
     public var protocolErrors: UInt64 = 0
 

@@ -69,6 +69,7 @@ struct ConfigLoader {
     static let knownKeys: Set<String> = [
         "listen", "unix_socket", "unix_socket_mode", "numbers", "max_line", "max_payload", "max_pending",
         "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
+        "tcp_keepalive_idle", "tcp_keepalive_interval", "tcp_keepalive_count", "command_timeout", "auth_timeout",
     ]
 
     /// Parses the YAML and refuses a top-level key subd does not know (a typo would otherwise be ignored without a
@@ -120,6 +121,11 @@ struct ConfigLoader {
         server.maxSubscriptions = try int("max_subscriptions", default: server.maxSubscriptions)
         server.maxNumbers = try int("max_numbers", default: server.maxNumbers)
         if let token = try string("auth_token"), !token.isEmpty { server.authToken = token }
+        server.tcpKeepalive.idle = try int("tcp_keepalive_idle", default: server.tcpKeepalive.idle)
+        server.tcpKeepalive.interval = try int("tcp_keepalive_interval", default: server.tcpKeepalive.interval)
+        server.tcpKeepalive.count = try int("tcp_keepalive_count", default: server.tcpKeepalive.count)
+        server.commandTimeout = try seconds("command_timeout", default: server.commandTimeout)
+        server.authTimeout = try seconds("auth_timeout", default: server.authTimeout)
         try server.validate()
 
         var level = Logger.Level.info
@@ -139,6 +145,11 @@ struct ConfigLoader {
 
     private func int(_ key: String, default value: Int) throws(ConfigurationError) -> Int {
         try read(key, as: "a whole number") { try reader.requiredInt(forKey: ConfigKey(key)) } ?? value
+    }
+
+    /// A number of seconds, whole or not (`30`, `0.5`).
+    private func seconds(_ key: String, default value: Double) throws(ConfigurationError) -> Double {
+        try read(key, as: "a number of seconds") { try reader.requiredDouble(forKey: ConfigKey(key)) } ?? value
     }
 
     private func string(_ key: String) throws(ConfigurationError) -> String? {

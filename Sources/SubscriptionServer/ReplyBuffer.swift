@@ -1,0 +1,90 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A session's own reply bytes, first in first out, in one growable allocation.
+///
+/// Replies and pushes of one session share it, so a 6-byte `+OK 1` after each message costs 6 bytes, not a block
+/// of its own. Bytes are appended at ``end`` and written out from ``start``; ``OutputQueue`` records how many reply
+/// bytes sit between two message frames, so the bytes need no positions of their own and may move (when the buffer
+/// is compacted or grown) between two writes.
+///
+/// Invariant: `0 <= start <= end <= capacity`, and `storage` holds `capacity` bytes (nil when 0). A pointer from
+/// ``readable`` is valid until the next ``append(_:)`` or ``releaseStorage()``; ``OutputQueue`` uses one only within
+/// one writev(2). Confined to the server queue, as its session is.
+final class ReplyBuffer {
+    /// The first byte not yet written to the socket.
+    private(set) var start = 0
+    /// One past the last byte queued.
+    private(set) var end = 0
+    /// Bytes allocated.
+    private(set) var capacity = 0
+    private var storage: UnsafeMutablePointer<UInt8>?
+
+    /// The first allocation; doubled as needed.
+    static let initialCapacity = 256
+
+    /// Makes an empty buffer; nothing is allocated before the first append.
+    init() {}
+
+    deinit { storage?.deallocate() }
+
+    /// Bytes queued and not yet written.
+    var count: Int { end - start }
+
+    /// Appends `bytes`, compacting or growing the storage when they do not fit after ``end``.
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        if end + bytes.count > capacity { makeRoom(for: bytes.count) }
+        // makeRoom leaves storage non-nil with at least bytes.count free after end.
+        UnsafeMutableRawPointer(storage.unsafelyUnwrapped + end).copyMemory(from: source, byteCount: bytes.count)
+        end += bytes.count
+    }
+
+    /// The first `count` unwritten bytes, for an iovec. Only valid until the next append.
+    func readable(_ count: Int) -> UnsafeMutableRawPointer {
+        precondition(count <= self.count && storage != nil, "ReplyBuffer: reading past what was queued")
+        return UnsafeMutableRawPointer(storage.unsafelyUnwrapped + start)
+    }
+
+    /// Marks `count` bytes as written; an emptied buffer starts again at offset 0.
+    func consume(_ count: Int) {
+        start += count
+        if start == end {
+            start = 0
+            end = 0
+        }
+    }
+
+    /// Frees the storage when nothing is queued (an idle session keeps no reply memory).
+    func releaseStorage() {
+        guard start == end else { return }
+        storage?.deallocate()
+        storage = nil
+        capacity = 0
+    }
+
+    /// Makes room for `needed` more bytes after ``end``: moves the unwritten bytes to the front when that is
+    /// enough, otherwise allocates the next power of two that holds them.
+    private func makeRoom(for needed: Int) {
+        let live = end - start
+        if let storage, live + needed <= capacity {
+            // The two ranges may overlap: memmove.
+            if live > 0 { memmove(storage, storage + start, live) }
+            start = 0
+            end = live
+            return
+        }
+        var newCapacity = max(Self.initialCapacity, capacity)
+        while newCapacity < live + needed { newCapacity *= 2 }
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        if let storage {
+            if live > 0 { grown.update(from: storage + start, count: live) }
+            storage.deallocate()
+        }
+        storage = grown
+        capacity = newCapacity
+        start = 0
+        end = live
+    }
+}

@@ -1,0 +1,139 @@
+import XCTest
+
+@testable import SubscriptionServer
+
+/// The connection state machine, event by event, without a socket: what each event returns and where it leaves
+/// the connection. Every way a peer can go ends in `.close`.
+final class ConnectionStateMachineTests: XCTestCase {
+    private typealias Machine = ConnectionStateMachine
+    private let marks = Machine.FlowMarks(maxPending: 32 << 20)
+
+    private func open() -> Machine { Machine(marks: marks) }
+
+    func testFlowMarksArePauseAtFourMiBOrHalfOfMaxPendingAndResumeAtAQuarter() {
+        XCTAssertEqual(Machine.FlowMarks(maxPending: 32 << 20).pauseAbove, 4 << 20)
+        XCTAssertEqual(Machine.FlowMarks(maxPending: 32 << 20).resumeBelow, 1 << 20)
+        XCTAssertEqual(Machine.FlowMarks(maxPending: 2 << 20).pauseAbove, 1 << 20)
+    }
+
+    func testOutputPastThePauseMarkPausesReadingOnceAndDrainingResumesIt() {
+        var machine = open()
+        XCTAssertEqual(machine.commandRan(outputHeld: 4 << 20), [], "at the mark, not past it")
+        XCTAssertEqual(machine.commandRan(outputHeld: (4 << 20) + 1), .pauseReading)
+        XCTAssertFalse(machine.isReading)
+        XCTAssertEqual(machine.commandRan(outputHeld: 8 << 20), [], "already paused")
+        XCTAssertEqual(
+            machine.flushed(outputIsEmpty: false, outputHeld: 2 << 20), .proceed(.armWriteSource),
+            "above the resume mark: still paused, the full socket is watched")
+        XCTAssertEqual(
+            machine.flushed(outputIsEmpty: false, outputHeld: (1 << 20) - 1), .proceed(.resumeReading),
+            "below a quarter of the mark: reading resumes (the write source is already armed)")
+        XCTAssertTrue(machine.isReading)
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .proceed(.disarmWriteSource))
+        XCTAssertFalse(machine.isWriteArmed)
+    }
+
+    func testEndOfInputWhileReadingClosesGracefullyAndClosesOnceTheRepliesAreOut() {
+        var machine = open()
+        XCTAssertEqual(
+            machine.inputEnded(outputIsEmpty: false), .proceed([.stopServing, .startCloseDeadline, .flush]))
+        XCTAssertEqual(machine.phase, .closing)
+        XCTAssertEqual(machine.flushed(outputIsEmpty: false, outputHeld: 100), .proceed(.armWriteSource))
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
+        XCTAssertEqual(machine.phase, .closed)
+        XCTAssertTrue(machine.isWriteArmed, "closing keeps the flag: the source is still running and is cancelled as is")
+    }
+
+    func testEndOfInputWhilePausedWaitsForTheBufferedCommands() {
+        var machine = open()
+        XCTAssertEqual(machine.commandRan(outputHeld: 5 << 20), .pauseReading)
+        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .none, "the buffered commands still run")
+        XCTAssertEqual(machine.phase, .open)
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .proceed(.resumeReading))
+        XCTAssertEqual(machine.bufferedCommandsRan(), [.stopServing, .startCloseDeadline, .flush])
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
+    }
+
+    func testBufferedCommandsRanWithoutEndOfInputChangesNothing() {
+        var machine = open()
+        XCTAssertEqual(machine.bufferedCommandsRan(), [])
+        XCTAssertEqual(machine.phase, .open)
+    }
+
+    func testCloseRequestFlushesShutsDownTheWriteSideThenWaitsForThePeer() {
+        var machine = open()
+        XCTAssertEqual(machine.closeRequested(.client), [.stopServing, .startCloseDeadline, .flush])
+        XCTAssertEqual(machine.closeRequested(.protocolError), [], "a second request changes nothing")
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .proceed(.shutDownOutput))
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .none, "shut down once")
+        XCTAssertEqual(machine.inputEnded(outputIsEmpty: true), .close(.client))
+    }
+
+    func testCloseRequestWhilePausedResumesReadingToSeeThePeerClose() {
+        var machine = open()
+        _ = machine.commandRan(outputHeld: 5 << 20)
+        XCTAssertEqual(
+            machine.closeRequested(.commandTimeout), [.stopServing, .startCloseDeadline, .resumeReading, .flush])
+        XCTAssertFalse(machine.isReadingPaused)
+        XCTAssertFalse(machine.isReading, "closing: input is drained, not run")
+    }
+
+    func testEveryFailureClosesAtOnceWithItsReasonAndOnlyOnce() {
+        for reason in CloseReason.allCases {
+            var machine = open()
+            XCTAssertEqual(machine.failed(reason), .close(reason))
+            XCTAssertEqual(machine.failed(.reset), .none, "closed is final")
+            XCTAssertEqual(machine.inputEnded(outputIsEmpty: true), .none)
+            XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .none)
+            XCTAssertEqual(machine.drain(), .none)
+        }
+    }
+
+    func testAResetDuringAGracefulCloseKeepsTheReasonTheCloseStartedWith() {
+        var machine = open()
+        _ = machine.closeRequested(.commandTimeout)
+        XCTAssertEqual(machine.failed(.reset), .close(.commandTimeout))
+    }
+
+    func testAResetWhilePausedClosesAndKeepsThePausedFlagForTheSourceTearDown() {
+        var machine = open()
+        _ = machine.commandRan(outputHeld: 5 << 20)
+        XCTAssertEqual(machine.failed(.reset), .close(.reset))
+        XCTAssertTrue(machine.isReadingPaused, "the suspended read source must be resumed before it is cancelled")
+    }
+
+    func testCloseDeadlineClosesOnlyAClosingConnection() {
+        var machine = open()
+        XCTAssertEqual(machine.closeDeadlinePassed(), .none)
+        _ = machine.closeRequested(.client)
+        XCTAssertEqual(machine.closeDeadlinePassed(), .close(.client))
+    }
+
+    func testDrainClosesOpenConnectionsOnceTheirOutputIsOutWithoutWaitingForThePeer() {
+        var machine = open()
+        XCTAssertEqual(machine.drain(), .proceed([.stopServing, .startCloseDeadline, .flush]))
+        XCTAssertEqual(machine.flushed(outputIsEmpty: false, outputHeld: 10), .proceed(.armWriteSource))
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.shutdown))
+    }
+
+    func testDrainClosesAConnectionAlreadyWaitingForItsPeerAtOnce() {
+        var machine = open()
+        _ = machine.closeRequested(.client)
+        _ = machine.flushed(outputIsEmpty: true, outputHeld: 0)
+        XCTAssertTrue(machine.isOutputShutDown)
+        XCTAssertEqual(machine.drain(), .close(.client))
+    }
+
+    func testAClosingConnectionWhoseInputEndsBeforeItsOutputClosesAfterTheFlush() {
+        var machine = open()
+        _ = machine.closeRequested(.client)
+        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .none)
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
+    }
+
+    func testNewMarksApplyToTheNextCommand() {
+        var machine = open()
+        machine.marks = .init(maxPending: 1 << 20)
+        XCTAssertEqual(machine.commandRan(outputHeld: (512 << 10) + 1), .pauseReading)
+    }
+}

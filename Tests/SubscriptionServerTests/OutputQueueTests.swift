@@ -1,0 +1,146 @@
+import Glibc
+import TestSupport
+import XCTest
+
+@testable import SubscriptionServer
+
+/// The session output queue: order of frames and replies across partial writes, and memory counted as held.
+final class OutputQueueTests: XCTestCase {
+    private var vectors = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
+    private var fds: [Int32] = [-1, -1]
+
+    override func setUpWithError() throws {
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &pair), 0)
+        fds = pair
+        var size: Int32 = 4096
+        setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    override func tearDown() {
+        close(fds[0])
+        close(fds[1])
+        vectors.deallocate()
+    }
+
+    private func frame(_ text: String) -> Frame {
+        let bytes = Array(text.utf8)
+        let frame = Frame.make(capacity: bytes.count)
+        bytes.withUnsafeBytes { raw in
+            frame.base.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
+        }
+        frame.count = bytes.count
+        return frame
+    }
+
+    private func reply(_ text: String, to queue: inout OutputQueue) {
+        Array(text.utf8).withUnsafeBytes { queue.append(replyBytes: $0) }
+    }
+
+    /// Reads everything available on the far end.
+    private func drainPeer() -> [UInt8] {
+        var all: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = read(fds[1], &buffer, buffer.count)
+            guard n > 0 else { return all }
+            all += buffer[..<n]
+        }
+    }
+
+    /// Writes and reads until the queue is empty; returns what arrived.
+    private func writeAll(_ queue: inout OutputQueue, maxVectors: Int = 64) throws -> [UInt8] {
+        var received: [UInt8] = []
+        var rounds = 0
+        while !queue.isEmpty {
+            _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: maxVectors)
+            received += drainPeer()
+            rounds += 1
+            XCTAssertLessThan(rounds, 100_000, "no progress")
+        }
+        return received + drainPeer()
+    }
+
+    func testFramesAndRepliesArriveInTheOrderQueuedAcrossPartialWrites() throws {
+        var generator = SeededGenerator(seed: 13)
+        var queue = OutputQueue()
+        var expected = ""
+        for index in 0..<3_000 {
+            if Bool.random(using: &generator) {
+                let text = "MSG N \(index)\n" + String(repeating: "m", count: Int.random(in: 1...300, using: &generator))
+                queue.append(frame: frame(text))
+                expected += text
+            } else {
+                let text = "+OK \(index)\n"
+                reply(text, to: &queue)
+                expected += text
+            }
+            // Writes while queueing: the first fills the 4 KiB send buffer, the later ones find it full.
+            if index % 500 == 0 { _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 3) }
+        }
+        let received = drainPeer() + (try writeAll(&queue, maxVectors: 3))
+        XCTAssertEqual(String(decoding: received, as: UTF8.self), expected)
+        XCTAssertEqual(queue.pendingBytes, 0)
+        XCTAssertEqual(queue.heldBytes, 0)
+    }
+
+    /// Regression: each 6-byte `+OK 1` after a pushed message started a 4 KiB reply block, so 100,000 pipelined
+    /// self-delivered SENDs held hundreds of MB while the pause mark (counting bytes) saw a few MB.
+    func testSmallRepliesAfterFramesShareOneBufferAndHeldMemoryIsCountedNotPayloadBytes() {
+        var queue = OutputQueue()
+        let message = frame("MSG P 4\nV1.0\n")
+        for _ in 0..<10_000 {
+            queue.append(frame: message)
+            reply("+OK 1\n", to: &queue)
+        }
+        XCTAssertEqual(queue.pendingBytes, 10_000 * (13 + 6))
+        let framesHeld = 10_000 * (13 + Frame.overhead)
+        XCTAssertGreaterThan(queue.heldBytes, framesHeld + 60_000, "frames, replies and the chunk list are held")
+        XCTAssertLessThan(
+            queue.heldBytes, framesHeld + 60_000 * 2 + 20_000 * 16 * 2,
+            "the replies take about 6 bytes each, not a block each")
+    }
+
+    func testHeldMemoryCountsAFrameInFullHoweverFewOfItsBytesAreLeft() throws {
+        var queue = OutputQueue()
+        let big = frame(String(repeating: "b", count: 100_000))
+        queue.append(frame: big)
+        XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Frame.overhead)
+        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64)
+        XCTAssertLessThan(queue.pendingBytes, 100_000, "partly written")
+        XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Frame.overhead, "the frame is held until all is out")
+        _ = try writeAll(&queue)
+        XCTAssertEqual(queue.heldBytes, 0)
+    }
+
+    func testRemoveAllDropsEverything() {
+        var queue = OutputQueue()
+        queue.append(frame: frame("MSG X 1\na\n"))
+        reply("+OK\n", to: &queue)
+        queue.removeAll()
+        XCTAssertTrue(queue.isEmpty)
+        XCTAssertEqual(queue.heldBytes, 0)
+    }
+
+    func testReplyBufferGrowsCompactsAndFreesWhenIdle() {
+        let buffer = ReplyBuffer()
+        XCTAssertEqual(buffer.capacity, 0, "nothing allocated before the first reply")
+        let bytes = [UInt8](repeating: 0x41, count: 200)
+        bytes.withUnsafeBytes { buffer.append($0) }
+        XCTAssertEqual(buffer.capacity, ReplyBuffer.initialCapacity)
+        buffer.consume(150)
+        // 50 live bytes + 200 fit in 256 once the live ones move to the front: no new allocation.
+        bytes.withUnsafeBytes { buffer.append($0) }
+        XCTAssertEqual(buffer.capacity, ReplyBuffer.initialCapacity)
+        XCTAssertEqual(buffer.count, 250)
+        XCTAssertEqual(Array(UnsafeRawBufferPointer(start: buffer.readable(250), count: 250)), bytes[..<50] + bytes)
+        bytes.withUnsafeBytes { buffer.append($0) }
+        XCTAssertEqual(buffer.capacity, 512)
+        buffer.releaseStorage()
+        XCTAssertEqual(buffer.capacity, 512, "bytes still queued: kept")
+        buffer.consume(450)
+        XCTAssertEqual(buffer.count, 0)
+        buffer.releaseStorage()
+        XCTAssertEqual(buffer.capacity, 0)
+    }
+}
