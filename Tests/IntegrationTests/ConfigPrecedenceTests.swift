@@ -64,6 +64,22 @@ final class ConfigPrecedenceTests: IntegrationTestCase {
         XCTAssertTrue(result.lines.first?.contains("max_pending: must be at least max_payload") == true, "\(result.lines)")
     }
 
+    func testLivenessValuesOutOfRangeAreRefusedNamingTheKey() throws {
+        let cases: [(yaml: String, environment: [String: String?], says: String)] = [
+            ("tcp_keepalive_count: 0\n", [:], "tcp_keepalive_count: must be 1 to 127, got 0"),
+            ("tcp_keepalive_idle: -1\n", [:], "tcp_keepalive_idle: must be 0 (off) to 32767 seconds, got -1"),
+            ("tcp_keepalive_interval: 40000\n", [:], "tcp_keepalive_interval: must be 1 to 32767 seconds"),
+            ("command_timeout: -2\n", [:], "command_timeout: must be 0 (off) to 86400 seconds"),
+            ("log_level: info\n", ["SUBD_AUTH_TIMEOUT": "soon"], "auth_timeout: must be a number of seconds, got 'soon'"),
+        ]
+        for (yaml, environment, says) in cases {
+            let result = try runSubd(yaml: yaml, environment: environment)
+            XCTAssertEqual(result.status, 78, yaml)
+            XCTAssertEqual(result.lines.count, 1, "one line, got: \(result.lines)")
+            XCTAssertTrue(result.lines.first?.contains(says) == true, "\(result.lines) should say \(says)")
+        }
+    }
+
     func testUnknownOptionIsAUsageError() throws {
         let child = try ChildProcess(
             executable: try BinaryLocator.executable("subd"), arguments: ["--no-such-option"], label: "subd")
