@@ -5,6 +5,7 @@ let package = Package(
     name: "subd",
     platforms: [.macOS(.v15)],
     products: [
+        .library(name: "SubscriptionWire", targets: ["SubscriptionWire"]),
         .library(name: "SubscriptionCenter", targets: ["SubscriptionCenter"]),
         .library(name: "SubscriptionProtocol", targets: ["SubscriptionProtocol"]),
         .library(name: "SubscriptionServer", targets: ["SubscriptionServer"]),
@@ -21,10 +22,13 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
+        // The wire's rules, written once: names and patterns, info pairs, error codes, addresses, limits. No
+        // dependencies; the center, the protocol codec, the client and subctl import it.
+        .target(name: "SubscriptionWire"),
         // The subscription service center: numbers, customers, matching. No sockets, no Dispatch.
         .target(name: "SubscriptionCenter"),
         // The line protocol: byte-level command parser and reply/push encoder. No sockets.
-        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionCenter"]),
+        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionCenter", "SubscriptionWire"]),
         // Tiny C shim for system calls Swift cannot reach directly (accept4).
         .target(name: "CSubdShim"),
         // libsystemd's sd-daemon API (readiness, watchdog, socket activation), for subd only.
