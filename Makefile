@@ -80,11 +80,11 @@ clean:
 FUZZ_SECONDS ?= 60
 fuzz:
 	mkdir -p .build/fuzz/corpus
-	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionCenter -emit-library -static \
-		-emit-module -emit-module-path .build/fuzz/SubscriptionCenter.swiftmodule \
-		Sources/SubscriptionCenter/*.swift -o .build/fuzz/libSubscriptionCenter.a
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionWire -emit-library -static \
+		-emit-module -emit-module-path .build/fuzz/SubscriptionWire.swiftmodule \
+		Sources/SubscriptionWire/*.swift -o .build/fuzz/libSubscriptionWire.a
 	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name ParserFuzz -I .build/fuzz \
-		Tests/Fuzz/ParserFuzz.swift Sources/SubscriptionProtocol/*.swift .build/fuzz/libSubscriptionCenter.a \
+		Tests/Fuzz/ParserFuzz.swift Sources/SubscriptionProtocol/*.swift .build/fuzz/libSubscriptionWire.a \
 		-o .build/fuzz/parser-fuzz
 	.build/fuzz/parser-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/commands.dict -artifact_prefix=.build/fuzz/ \
 		.build/fuzz/corpus

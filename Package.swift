@@ -22,13 +22,16 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
     ],
     targets: [
-        // The wire's rules, written once: names and patterns, info pairs, error codes, addresses, limits. No
-        // dependencies; the center, the protocol codec, the client and subctl import it.
+        // The wire's rules, written once: number and pattern names and their matching, client names, info pairs,
+        // error codes, server addresses, the wire's size limits. No dependencies (no Foundation, no Glibc); the
+        // center, the protocol codec, the server, the client and subctl import it.
         .target(name: "SubscriptionWire"),
-        // The subscription service center: numbers, customers, matching. No sockets, no Dispatch.
-        .target(name: "SubscriptionCenter"),
-        // The line protocol: byte-level command parser and reply/push encoder. No sockets.
-        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionCenter", "SubscriptionWire"]),
+        // The subscription service center: numbers, customers, the wildcard trie, fan-out. No sockets, no
+        // Dispatch; the name rules come from SubscriptionWire.
+        .target(name: "SubscriptionCenter", dependencies: ["SubscriptionWire"]),
+        // The line protocol: byte-level command parser and reply/push encoder. No sockets, and no center: it
+        // needs only the wire's rules.
+        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionWire"]),
         // Tiny C shim for system calls Swift cannot reach directly (accept4).
         .target(name: "CSubdShim"),
         // libsystemd's sd-daemon API (readiness, watchdog, socket activation), for subd only.
@@ -37,12 +40,12 @@ let package = Package(
         .target(
             name: "SubscriptionServer",
             dependencies: [
-                "SubscriptionCenter", "SubscriptionProtocol", "CSubdShim",
+                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "CSubdShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // A Swift client for the protocol (async/await).
-        .target(name: "SubscriptionClient"),
+        // A Swift client for the protocol (async/await), checking what it sends with the wire's rules.
+        .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire"]),
         .executableTarget(
             name: "subd",
             dependencies: [
@@ -55,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "subctl",
             dependencies: [
-                "SubscriptionClient",
+                "SubscriptionClient", "SubscriptionWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -63,9 +66,16 @@ let package = Package(
         .executableTarget(name: "subbench", dependencies: ["CSubdShim"]),
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
-        .testTarget(name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "TestSupport"]),
-        .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "TestSupport"]),
-        .testTarget(name: "SubscriptionClientTests", dependencies: ["SubscriptionClient", "TestSupport"]),
+        .testTarget(name: "SubscriptionWireTests", dependencies: ["SubscriptionWire", "TestSupport"]),
+        .testTarget(
+            name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "SubscriptionWire", "TestSupport"]
+        ),
+        .testTarget(
+            name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
+        ),
+        .testTarget(
+            name: "SubscriptionClientTests", dependencies: ["SubscriptionClient", "SubscriptionWire", "TestSupport"]
+        ),
         // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
         // where they need none.
         .testTarget(name: "SubscriptionServerTests", dependencies: ["SubscriptionServer", "TestSupport"]),

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// Why the subscription center refused an operation.
 public enum CenterError: Error, Equatable, Sendable {
     /// The name is not a valid number or pattern: the name as given, and why (protocol code `NAME`).

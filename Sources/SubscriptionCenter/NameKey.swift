@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// A number, pattern or token as a dictionary key, equal and hashed **byte for byte**.
 ///
 /// Swift's `String ==` treats canonically equivalent spellings as equal (`"café"` precomposed and `"cafe\u{301}"`),
@@ -40,9 +42,8 @@ struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
         hasher.combine(text.utf8.count)
     }
 
-    /// The dot-separated tokens of a name, split on the byte `.` (never inside a multi-byte character, and never
-    /// merged with a following combining mark as a Character split would).
+    /// The dot-separated tokens of a name, as ``Names/tokens(_:)`` splits them.
     static func tokens(of name: String) -> [NameKey] {
-        name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { NameKey(Substring($0)) }
+        Names.tokens(name).map(NameKey.init)
     }
 }

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 extension SubscriptionCenter {
     /// Creates a number. Returns true when it was created, false when it existed already.
     ///

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 extension SubscriptionCenter {
     /// Subscribes the customer to a number or a wildcard pattern, optionally only to messages whose sender is
     /// `sender` (the `object:` filter of NSNotificationCenter).

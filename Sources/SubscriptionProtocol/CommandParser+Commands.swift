@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// The commands whose arguments need more than one name.
 extension CommandParser {
     /// `PUB <number> <nbytes>`: checks nbytes now, the number once the payload is consumed.

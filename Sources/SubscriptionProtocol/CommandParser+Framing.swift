@@ -1,4 +1,4 @@
-import SubscriptionCenter
+import SubscriptionWire
 
 /// Byte values the parser looks for.
 enum ASCII {

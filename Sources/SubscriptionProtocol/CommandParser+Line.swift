@@ -1,4 +1,4 @@
-import SubscriptionCenter
+import SubscriptionWire
 
 /// What one command line turned out to be.
 enum LineOutcome {

@@ -1,4 +1,4 @@
-import SubscriptionCenter
+import SubscriptionWire
 
 /// Builds the messages of the parser's errors. Bytes from the peer are quoted with control bytes shown as `?`
 /// and cut to a few dozen bytes, so an error line stays short and printable.

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// A protocol-level error: becomes `-ERR <CODE> <message>` (see ``ReplyEncoder/error(_:into:)``).
 public struct ProtocolError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The code sent after `-ERR`.

@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionWire
 
 /// A configuration value that cannot be used: names the key and the problem in one line.
 public struct ConfigurationError: Error, CustomStringConvertible, Sendable {

@@ -17,11 +17,11 @@ public struct InfoPair: Equatable, Hashable, Sendable {
     }
 
     /// At most this many pairs per publication.
-    public static let maxCount = 16
+    public static var maxCount: Int { WireLimits.maxInfoPairs }
     /// The longest key, in bytes.
-    public static let maxKeyLength = 64
+    public static var maxKeyLength: Int { WireLimits.maxInfoKeyLength }
     /// The longest value, in bytes.
-    public static let maxValueLength = 1024
+    public static var maxValueLength: Int { WireLimits.maxInfoValueLength }
     /// The server's own `MSG` keys; a publisher may not use them (nor any key starting with `$`).
     public static let reservedKeys: Set<String> = ["from", "rev", "group"]
 
@@ -70,7 +70,7 @@ public struct InfoPair: Equatable, Hashable, Sendable {
     /// Checks one value's bytes.
     public static func checkValue<Bytes: Collection>(_ value: Bytes) throws(Problem) where Bytes.Element == UInt8 {
         guard !value.isEmpty, value.count <= maxValueLength else { throw .badValue }
-        for byte in value where byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "=") { throw .badValue }
+        for byte in value where WordByte.isForbidden(byte) || byte == UInt8(ascii: "=") { throw .badValue }
     }
 
     /// Checks a whole list: each pair, the count, and that no key repeats.
@@ -88,7 +88,7 @@ public struct InfoPair: Equatable, Hashable, Sendable {
     public static func percentEncoded(_ value: String) -> String {
         var out: [UInt8] = []
         for byte in value.utf8 {
-            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "=") || byte == UInt8(ascii: "%") {
+            if WordByte.isForbidden(byte) || byte == UInt8(ascii: "=") || byte == UInt8(ascii: "%") {
                 out += [UInt8(ascii: "%"), hexDigit(byte >> 4), hexDigit(byte & 0x0F)]
             } else {
                 out.append(byte)

@@ -1,8 +1,8 @@
 // libFuzzer target for the command parser (`make fuzz`). The Makefile compiles it together with the parser's
-// sources into one module (the center's name rules linked in as a library). Every input is fed all at once and again in chunks taken from
+// sources into one module (the wire's rules linked in as a library). Every input is fed all at once and again in chunks taken from
 // the input itself; both must give the same commands, and the parser's buffer must stay bounded.
 
-import SubscriptionCenter
+import SubscriptionWire
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzCommandParser(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {

@@ -1,4 +1,5 @@
 @testable import SubscriptionCenter
+import SubscriptionWire
 import XCTest
 import TestSupport
 

@@ -36,17 +36,3 @@ final class Probe: Customer {
     }
 }
 
-
-/// An independent, obviously-correct pattern matcher used as the reference in tests.
-func referenceMatches(pattern: String, number: String) -> Bool {
-    let p = pattern.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    let n = number.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    func match(_ i: Int, _ j: Int) -> Bool {
-        if i == p.count { return j == n.count }
-        if p[i] == ">" && i == p.count - 1 { return j < n.count }
-        if j == n.count { return false }
-        if p[i] == "*" || p[i] == n[j] { return match(i + 1, j + 1) }
-        return false
-    }
-    return match(0, 0)
-}

@@ -1,60 +1,14 @@
 import SubscriptionCenter
+import SubscriptionWire
+import TestSupport
 import XCTest
 
-/// The matching rules, checked on `Names.matches`, on a reference matcher and through the trie of a center.
+/// The matching rules (TestSupport's `wildcardTable`, checked on the wire's matcher in SubscriptionWireTests),
+/// through the trie of a center.
 final class WildcardTableTests: XCTestCase {
-    static let table: [(pattern: String, number: String, matches: Bool)] = [
-        (">", "A", true),
-        (">", "A.B", true),
-        (">", "A.B.C", true),
-        ("*", "A", true),
-        ("*", "A.B", false),
-        ("A.>", "A", false),
-        ("A.>", "A.B", true),
-        ("A.>", "A.B.C", true),
-        ("A.>", "B.A", false),
-        ("A.*", "A", false),
-        ("A.*", "A.B", true),
-        ("A.*", "A.B.C", false),
-        ("*.B", "A.B", true),
-        ("*.B", "A.C", false),
-        ("*.B", "B", false),
-        ("*.*", "A.B", true),
-        ("*.*", "A", false),
-        ("*.>", "A", false),
-        ("*.>", "A.B", true),
-        ("*.>", "A.B.C", true),
-        ("A.*.C", "A.B.C", true),
-        ("A.*.C", "A.B.D", false),
-        ("A.*.C", "A.C", false),
-        ("A.B.>", "A.B", false),
-        ("A.B.>", "A.B.C.D", true),
-        ("*.*.>", "A.B", false),
-        ("*.*.>", "A.B.C", true),
-        ("A.B", "A.B", true),
-        ("A.B", "A.BC", false),
-        ("A.B", "A.B.C", false),
-        ("AB", "A", false),
-        ("A", "AB", false),
-        ("a", "A", false),
-        ("a*", "a*", true),
-        ("a*", "ab", false),
-        (">x", ">x", true),
-        ("SCIENCE.*", "SCIENCE.physics", true),
-        ("Ünï.*", "Ünï.cöde", true),
-        ("Ünï.*", "Uni.code", false),
-    ]
-
-    func testNamesMatches() {
-        for (pattern, number, expected) in Self.table {
-            XCTAssertEqual(Names.matches(pattern: pattern, number: number), expected, "\(pattern) vs \(number)")
-            XCTAssertEqual(referenceMatches(pattern: pattern, number: number), expected, "reference: \(pattern)")
-        }
-    }
-
     /// One fresh center per case: create the number, subscribe, send.
     func testEachCaseThroughTheCenter() throws {
-        for (pattern, number, expected) in Self.table {
+        for (pattern, number, expected) in wildcardTable {
             let center = SubscriptionCenter<String>()
             let probe = Probe("p")
             try center.create(number)
@@ -70,8 +24,8 @@ final class WildcardTableTests: XCTestCase {
     func testAllPatternsInOneTrie() throws {
         let center = SubscriptionCenter<String>()
         let log = DeliveryLog()
-        let patterns = Array(Set(Self.table.map(\.pattern))).sorted()
-        let numbers = Array(Set(Self.table.map(\.number) + ["X.Y.Z", "A.B.C.D.E"])).sorted()
+        let patterns = Array(Set(wildcardTable.map(\.pattern))).sorted()
+        let numbers = Array(Set(wildcardTable.map(\.number) + ["X.Y.Z", "A.B.C.D.E"])).sorted()
         for number in numbers { try center.create(number) }
         var probes: [Probe] = []
         for pattern in patterns {

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import SubscriptionWire
 import TestSupport
 
 

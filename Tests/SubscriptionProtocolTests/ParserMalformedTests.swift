@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import SubscriptionWire
 
 /// Malformed input: the error code, whether the connection closes, and what the stream does afterwards.
 final class ParserMalformedTests: XCTestCase {

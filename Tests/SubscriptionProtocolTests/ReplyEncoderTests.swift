@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionProtocol
+import SubscriptionWire
 
 /// The exact bytes of every reply and push line.
 final class ReplyEncoderTests: XCTestCase {

@@ -6,7 +6,7 @@
 /// (only as the last token) matches one or more tokens.
 public enum Names {
     /// The longest number or pattern, in bytes.
-    public static var maxLength: Int { 200 }
+    public static var maxLength: Int { WireLimits.maxNameLength }
 
     /// Why a name was refused. The description is a sentence fragment a person can act on.
     public enum Problem: Error, Equatable, Sendable, CustomStringConvertible {
@@ -29,8 +29,7 @@ public enum Names {
             switch self {
             case .empty: return "is empty"
             case .tooLong(let n): return "is \(n) bytes long (at most \(Names.maxLength))"
-            case .forbiddenByte(let b):
-                return b == 0x20 ? "holds a space" : "holds the control character 0x\(String(b, radix: 16))"
+            case .forbiddenByte(let byte): return WordByte.describe(byte)
             case .emptyToken: return "has an empty token (two dots in a row, or a dot at an end)"
             case .wildcardInNumber: return "has a wildcard token ('*' or '>'), which a number may not have"
             case .fullWildcardNotLast: return "has '>' before its last token"
@@ -78,7 +77,7 @@ public enum Names {
                 tokenIsGreater = false
                 continue
             }
-            if byte <= 0x20 || byte == 0x7F { throw .forbiddenByte(byte) }
+            if WordByte.isForbidden(byte) { throw .forbiddenByte(byte) }
             if byte >= 0x80 { nonASCII = true }
             tokenLength += 1
             if tokenLength == 1 {
@@ -98,9 +97,10 @@ public enum Names {
         return sawWildcard
     }
 
-    /// Splits a valid number or pattern into its tokens.
+    /// Splits a valid number or pattern into its tokens, at the byte `.` (never inside a multi-byte character, and
+    /// never merged with a following combining mark as a Character split would).
     public static func tokens(_ name: String) -> [Substring] {
-        NameKey.tokens(of: name).map(\.text)
+        name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map { Substring($0) }
     }
 
     @usableFromInline

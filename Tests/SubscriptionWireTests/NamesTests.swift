@@ -1,5 +1,7 @@
-import SubscriptionCenter
+import SubscriptionWire
 import XCTest
+
+/// The number and pattern rules of shared/PROTOCOL.md, "Words".
 
 final class NamesTests: XCTestCase {
     func testValidNumbers() {
@@ -64,28 +66,17 @@ final class NamesTests: XCTestCase {
         XCTAssertEqual(try Names.check(Array("A.*".utf8), allowWildcards: true), true)
     }
 
-    func testCenterReportsTheProblem() {
-        let center = SubscriptionCenter<String>()
-        let probe = Probe("p")
-        XCTAssertThrowsError(try center.create("A.*")) { error in
-            XCTAssertEqual(error as? CenterError, .invalidName("A.*", .wildcardInNumber))
-        }
-        XCTAssertThrowsError(try center.add(probe, to: "A.>.B")) { error in
-            XCTAssertEqual(error as? CenterError, .invalidName("A.>.B", .fullWildcardNotLast))
-        }
-        XCTAssertThrowsError(try center.list(matching: "A..B")) { error in
-            XCTAssertEqual(error as? CenterError, .invalidName("A..B", .emptyToken))
-        }
-        XCTAssertFalse(center.remove(probe, from: "A..B"), "an invalid pattern is simply not subscribed")
-        XCTAssertEqual(center.numberCount, 0)
-        XCTAssertEqual(center.subscriptionCount, 0)
+    /// Tokens are split at the byte `.`: a dot followed by a combining mark is still a dot (as Characters the two
+    /// are one grapheme).
+    func testTokensSplitAtTheByteDot() {
+        XCTAssertEqual(Names.tokens("A.\u{301}x").map { Array($0.utf8) }, [[0x41], Array("\u{301}x".utf8)])
+        XCTAssertEqual(Names.tokens("SCIENCE.physics.>"), ["SCIENCE", "physics", ">"])
+        XCTAssertEqual(Names.tokens("X"), ["X"])
     }
 
-    func testErrorDescriptions() {
-        XCTAssertEqual(CenterError.notFound("X").description, "no such number: X")
-        XCTAssertEqual(CenterError.invalidName("A B", .forbiddenByte(0x20)).description,
-                       "invalid name 'A B': it holds a space")
-        XCTAssertEqual(CenterError.limit("at most 2 numbers may exist").description,
-                       "limit reached: at most 2 numbers may exist")
+    func testProblemDescriptions() {
+        XCTAssertEqual(Names.Problem.forbiddenByte(0x20).description, "holds a space")
+        XCTAssertEqual(Names.Problem.forbiddenByte(0x0A).description, "holds the control character 0xa")
+        XCTAssertEqual(Names.Problem.tooLong(201).description, "is 201 bytes long (at most 200)")
     }
 }
