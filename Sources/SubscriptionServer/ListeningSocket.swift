@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubscriptionWire
 
 /// An address the server listens on.
 public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
@@ -9,23 +10,16 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
     /// A Unix stream socket at this path.
     case unix(path: String)
 
-    /// Parses `HOST:PORT`, `[IPv6]:PORT` or `unix:PATH`.
+    /// Parses `HOST:PORT`, `[IPv6]:PORT` or `unix:PATH` with the wire's address rules (``ServerAddress``).
     public init(parsing text: String) throws(ConfigurationError) {
-        if text.hasPrefix("unix:") {
-            let path = String(text.dropFirst(5))
-            guard !path.isEmpty else { throw ConfigurationError(key: "listen", problem: "'\(text)' has no path") }
-            self = .unix(path: path)
-            return
+        do throws(ServerAddress.Problem) {
+            switch try ServerAddress(parsing: text, for: .listening) {
+            case .tcp(let host, let port): self = .tcp(host: host, port: port)
+            case .unix(let path): self = .unix(path: path)
+            }
+        } catch {
+            throw ConfigurationError(key: "listen", problem: "'\(text)' \(error)")
         }
-        guard let colon = text.lastIndex(of: ":") else {
-            throw ConfigurationError(key: "listen", problem: "'\(text)' is not HOST:PORT")
-        }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
-            throw ConfigurationError(key: "listen", problem: "'\(text)' is not HOST:PORT with a port from 0 to 65535")
-        }
-        self = .tcp(host: host, port: port)
     }
 
     public var description: String {

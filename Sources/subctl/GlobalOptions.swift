@@ -43,9 +43,9 @@ struct GlobalOptions: ParsableArguments {
     func endpoint() throws(ValidationError) -> Endpoint {
         let text = server ?? Self.environmentServer ?? Self.defaultServer
         do {
-            return try Endpoint(parsing: text)
+            return try Endpoint(parsing: text, for: .connecting)
         } catch {
-            throw ValidationError("bad server address: \(error)")
+            throw ValidationError("bad server address: '\(text)' \(error)")
         }
     }
 
