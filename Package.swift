@@ -32,20 +32,23 @@ let package = Package(
         // The line protocol: byte-level command parser and reply/push encoder. No sockets, and no center: it
         // needs only the wire's rules.
         .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionWire"]),
-        // Tiny C shim for system calls Swift cannot reach directly (accept4).
+        // Tiny C shim for system calls Swift cannot reach directly (accept4, IOV_MAX).
         .target(name: "CSubdShim"),
+        // The one system-call wrapper of the server and the client: EINTR retried, EAGAIN as "would block",
+        // errors that carry errno and the operation. (subbench keeps its own on purpose: it measures, not serves.)
+        .target(name: "SubscriptionSystem", dependencies: ["CSubdShim"]),
         // libsystemd's sd-daemon API (readiness, watchdog, socket activation), for subd only.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The daemon engine: BSD sockets + Dispatch around the center.
         .target(
             name: "SubscriptionServer",
             dependencies: [
-                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "CSubdShim",
+                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "SubscriptionSystem", "CSubdShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // A Swift client for the protocol (async/await), checking what it sends with the wire's rules.
-        .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire"]),
+        .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire", "SubscriptionSystem"]),
         .executableTarget(
             name: "subd",
             dependencies: [
@@ -67,6 +70,7 @@ let package = Package(
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubscriptionWireTests", dependencies: ["SubscriptionWire", "TestSupport"]),
+        .testTarget(name: "SubscriptionSystemTests", dependencies: ["SubscriptionSystem"]),
         .testTarget(
             name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "SubscriptionWire", "TestSupport"]
         ),
@@ -74,7 +78,8 @@ let package = Package(
             name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
         ),
         .testTarget(
-            name: "SubscriptionClientTests", dependencies: ["SubscriptionClient", "SubscriptionWire", "TestSupport"]
+            name: "SubscriptionClientTests",
+            dependencies: ["SubscriptionClient", "SubscriptionWire", "SubscriptionSystem", "TestSupport"]
         ),
         // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
         // where they need none.

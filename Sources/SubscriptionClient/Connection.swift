@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import SubscriptionSystem
 
 /// One connected socket to a subd server, driven by Dispatch sources on its own serial queue.
 ///
@@ -238,18 +239,25 @@ final class Connection: @unchecked Sendable {
 
     private func handleReadable() {
         guard state != .closed else { return }
-        let count = read(fd, readBuffer.baseAddress, readBuffer.count)
-        if count > 0 {
+        let result: IOResult
+        do {
+            result = try Syscall.read(fd, readBuffer)
+        } catch {
+            end(.connectionLost)
+            return
+        }
+        switch result {
+        case .wouldBlock:
+            return
+        case .processed(0):
+            end(.connectionLost)
+        case .processed(let count):
             parser.append(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
             drainParser()
             if !readPaused && state != .closed && sinks.contains(where: { $0.backlog.current > Backlog.pauseAbove }) {
                 readPaused = true
                 readSource?.suspend()
             }
-        } else if count == 0 {
-            end(.connectionLost)
-        } else if errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR {
-            end(.connectionLost)
         }
     }
 
@@ -316,25 +324,26 @@ final class Connection: @unchecked Sendable {
 
     /// Writes as much of `output` as the socket takes; arms the write source when it takes no more.
     private func flushOutput() {
-        while outputIndex < output.count {
-            let written = output.withUnsafeBytes { raw in
-                send(fd, raw.baseAddress! + outputIndex, raw.count - outputIndex, Int32(MSG_NOSIGNAL))
+        sending: while outputIndex < output.count {
+            let sent = output.withUnsafeBytes { raw in
+                Result { () throws(SystemCallError) in
+                    try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: raw[outputIndex...]))
+                }
             }
-            if written >= 0 {
+            switch sent {
+            case .success(.processed(let written)):
                 outputIndex += written
-            } else if errno == EINTR {
-                continue
-            } else if errno == EAGAIN || errno == EWOULDBLOCK {
+            case .success(.wouldBlock):
                 if writeSourceSuspended, let writeSource {
                     writeSourceSuspended = false
                     writeSource.resume()
                 }
                 return
-            } else {
+            case .failure:
                 // The peer is gone; the read side sees the end and fails the waiting commands. Replies already
                 // on their way (e.g. -ERR TOOBIG) are still read first.
                 writeBroken = true
-                break
+                break sending
             }
         }
         if output.capacity > 1 << 20 {
@@ -389,7 +398,7 @@ final class Connection: @unchecked Sendable {
         if liveSources == 0 {
             readSource = nil
             writeSource = nil
-            _ = close(fd)
+            Syscall.close(fd)
         }
     }
 }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubscriptionSystem
 
 /// Why a session ended; STATS counts each (`closed_<key>`). A session is counted once, under the reason that
 /// started its close (a client that sent QUIT and then reset is a client close).

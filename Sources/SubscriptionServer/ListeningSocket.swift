@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubscriptionSystem
 import SubscriptionWire
 
 /// An address the server listens on.

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import SubscriptionProtocol
+import SubscriptionSystem
 
 /// The event loop's clock: CLOCK_MONOTONIC in nanoseconds (a vDSO call, no system call).
 enum MonotonicClock {

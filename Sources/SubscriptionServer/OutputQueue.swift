@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubscriptionSystem
 
 /// The ordered output of one connection: shared message frames and the session's own reply bytes, written with
 /// one writev(2) per turn (swift-nio `PendingWritesManager`).

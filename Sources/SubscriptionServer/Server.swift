@@ -6,6 +6,7 @@ import Dispatch
 import Logging
 import SubscriptionCenter
 import SubscriptionProtocol
+import SubscriptionSystem
 
 /// The daemon's engine: listening sockets, sessions and the subscription center, all owned by one serial queue.
 ///

@@ -5,6 +5,7 @@ import CSubdShim
 import Dispatch
 import SubscriptionCenter
 import SubscriptionProtocol
+import SubscriptionSystem
 
 /// One client connection: its socket, parser, output queue and Dispatch sources, driven by a
 /// ``ConnectionStateMachine``.

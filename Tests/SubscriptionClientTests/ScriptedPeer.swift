@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 
 @testable import SubscriptionClient
+import SubscriptionSystem
 
 /// The far end of a socket pair, played by a test: it reads what the client sent and writes what a server
 /// would. Reads wait at most `timeout` (on a Dispatch thread, not the cooperative pool), so a broken client
@@ -32,7 +33,7 @@ final class ScriptedPeer: @unchecked Sendable {
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
             throw PeerError.closed
         }
-        XCTAssertTrue(SocketConnector.setNonBlocking(fds[0]))
+        XCTAssertNoThrow(try Syscall.setNonBlocking(fds[0]))
         let peer = ScriptedPeer(fd: fds[1])
         let hello = try Command.hello(name: name, token: nil)
         let socket = fds[0]

@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 
 @testable import SubscriptionClient
+import SubscriptionSystem
 
 /// The client against a scripted server on the other end of a socket pair.
 final class SubscriptionClientTests: XCTestCase {
@@ -234,7 +235,7 @@ final class SubscriptionClientTests: XCTestCase {
     func testHelloRefusalIsThrown() async throws {
         var fds: [Int32] = [-1, -1]
         XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
-        XCTAssertTrue(SocketConnector.setNonBlocking(fds[0]))
+        XCTAssertNoThrow(try Syscall.setNonBlocking(fds[0]))
         let peer = ScriptedPeer(fd: fds[1])
         let socket = fds[0]
         let client = Task {
