@@ -1,36 +1,40 @@
-/// Encodes the commands of PROTOCOL.md into the bytes sent on the wire, after checking that every
-/// word can be sent as one word (no space, no control character, so no line feed can be smuggled in).
-enum Command {
-    /// The longest number or pattern the protocol allows, in bytes.
-    static let maxNameLength = 200
+import SubscriptionWire
 
+/// Encodes the commands of shared/PROTOCOL.md into the bytes sent on the wire, after checking every argument with
+/// the wire's rules (SubscriptionWire), so nothing the server would refuse as malformed is sent, and no line feed
+/// can be smuggled in.
+enum Command {
     static func hello(name: String?, token: String?) throws(ClientError) -> [UInt8] {
         var line = "HELLO"
         if let name {
-            try checkWord(name, what: "client name")
+            try checkClientName(name)
             line += " name=\(name)"
         }
         if let token {
-            try checkWord(token, what: "token")
+            do throws(ClientName.Problem) {
+                try ClientName.checkToken(token)
+            } catch {
+                throw .invalidToken(error)
+            }
             line += " token=\(token)"
         }
         return bytes(line)
     }
 
     static func create(_ number: String) throws(ClientError) -> [UInt8] {
-        try checkName(number, what: "number")
+        try checkNumber(number)
         return bytes("CREATE \(number)")
     }
 
     static func remove(_ number: String) throws(ClientError) -> [UInt8] {
-        try checkName(number, what: "number")
+        try checkNumber(number)
         return bytes("REMOVE \(number)")
     }
 
     static func sub(_ pattern: String, from: String?) throws(ClientError) -> [UInt8] {
-        try checkName(pattern, what: "pattern")
+        try checkPattern(pattern)
         guard let from else { return bytes("SUB \(pattern)") }
-        try checkWord(from, what: "publisher name")
+        try checkClientName(from)
         return bytes("SUB \(pattern) from=\(from)")
     }
 
@@ -38,11 +42,21 @@ enum Command {
         bytes("UNSUB \(pattern)")
     }
 
-    /// `PUB <number> <nbytes>` LF payload LF, in one buffer.
-    static func pub(_ number: String, _ payload: [UInt8]) throws(ClientError) -> [UInt8] {
-        try checkName(number, what: "number")
-        var out = Array("PUB \(number) \(payload.count)\n".utf8)
-        out.reserveCapacity(out.count + payload.count + 1)
+    /// `PUB <number> <nbytes>[ <key>=<value>...]` LF payload LF, in one buffer.
+    static func pub(_ number: String, _ payload: [UInt8], info: [InfoPair] = []) throws(ClientError) -> [UInt8] {
+        try checkNumber(number)
+        var line = "PUB \(number) \(payload.count)"
+        if !info.isEmpty {
+            do throws(InfoPair.Problem) {
+                try InfoPair.check(info)
+            } catch {
+                throw .invalidInfo(error)
+            }
+            for pair in info { line += " \(pair.key)=\(pair.value)" }
+        }
+        var out = Array(line.utf8)
+        out.reserveCapacity(out.count + payload.count + 2)
+        out.append(UInt8(ascii: "\n"))
         out.append(contentsOf: payload)
         out.append(UInt8(ascii: "\n"))
         return out
@@ -50,7 +64,7 @@ enum Command {
 
     static func list(_ pattern: String?) throws(ClientError) -> [UInt8] {
         guard let pattern else { return bytes("LIST") }
-        try checkName(pattern, what: "pattern")
+        try checkPattern(pattern)
         return bytes("LIST \(pattern)")
     }
 
@@ -58,21 +72,27 @@ enum Command {
     static let ping = bytes("PING")
     static let quit = bytes("QUIT")
 
-    /// Checks a number or pattern: what the wire needs, plus the protocol's length limit. The server checks
-    /// the rest (dots, wildcards) and answers `-ERR NAME`.
-    static func checkName(_ name: String, what: String) throws(ClientError) {
-        try checkWord(name, what: what)
-        let length = name.utf8.count
-        guard length <= maxNameLength else {
-            throw .invalidArgument("the \(what) is \(length) bytes long (at most \(maxNameLength))")
+    private static func checkNumber(_ number: String) throws(ClientError) {
+        do throws(Names.Problem) {
+            try Names.checkNumber(number)
+        } catch {
+            throw .invalidName(number, error)
         }
     }
 
-    /// Checks that `word` is non-empty and holds no space and no ASCII control character.
-    static func checkWord(_ word: String, what: String) throws(ClientError) {
-        guard !word.isEmpty else { throw .invalidArgument("the \(what) is empty") }
-        guard !word.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw .invalidArgument("the \(what) '\(word)' holds a space or a control character")
+    private static func checkPattern(_ pattern: String) throws(ClientError) {
+        do throws(Names.Problem) {
+            try Names.checkPattern(pattern)
+        } catch {
+            throw .invalidName(pattern, error)
+        }
+    }
+
+    private static func checkClientName(_ name: String) throws(ClientError) {
+        do throws(ClientName.Problem) {
+            try ClientName.check(name)
+        } catch {
+            throw .invalidClientName(name, error)
         }
     }
 

@@ -1,22 +1,17 @@
-/// A subscription pattern as the client matches it locally, to route `MSG` pushes to the right
-/// ``Subscription`` (PROTOCOL.md, "Words": `*` matches one token, a last `>` one or more).
-///
-/// Names are byte strings: tokens are split on the byte `.` and compared byte for byte, never as Swift Characters
-/// (which would glue a dot to a following combining mark and call canonically equivalent spellings equal).
+import SubscriptionWire
+
+/// A subscription pattern as the client holds it, to route `MSG` pushes to the right ``Subscription``. Matching is
+/// SubscriptionWire's ``Names/matches(pattern:number:)``: byte for byte, token by token.
 struct Pattern: Sendable, Equatable {
     /// The pattern as it was sent in `SUB`.
     let text: String
-    private let tokens: [[UInt8]]
     /// True when no token is a wildcard, so `GONE <text>` ends this pattern.
     let isExact: Bool
 
-    private static let star = [UInt8(ascii: "*")]
-    private static let rest = [UInt8(ascii: ">")]
-
+    /// A pattern that ``Command/sub(_:from:)`` accepted (an invalid one is taken as exact).
     init(_ text: String) {
         self.text = text
-        self.tokens = Self.tokens(of: text)
-        self.isExact = !tokens.contains { $0 == Self.star || $0 == Self.rest }
+        self.isExact = (try? Names.checkPattern(text)) != true
     }
 
     /// Whether `number` is this exact pattern, byte for byte.
@@ -26,17 +21,6 @@ struct Pattern: Sendable, Equatable {
 
     /// Whether a message published to `number` matches this pattern.
     func matches(_ number: String) -> Bool {
-        if isExact { return isExactly(number) }
-        var numberTokens = Self.tokens(of: number)[...]
-        for (index, token) in tokens.enumerated() {
-            if token == Self.rest && index == tokens.count - 1 { return !numberTokens.isEmpty }
-            guard let next = numberTokens.popFirst() else { return false }
-            if token != Self.star && token != next { return false }
-        }
-        return numberTokens.isEmpty
-    }
-
-    private static func tokens(of name: String) -> [[UInt8]] {
-        name.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map(Array.init)
+        Names.matches(pattern: text, number: number)
     }
 }

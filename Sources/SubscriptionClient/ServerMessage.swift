@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// One thing the server sent: a reply to a command, or a push.
 public enum ServerMessage: Sendable, Equatable {
     /// The reply to the oldest command still waiting for one.
@@ -13,7 +15,7 @@ public enum ServerReply: Sendable, Equatable {
     /// `+<text>`; `text` is everything after the `+`, e.g. `OK created`, `OK 3` or `PONG`.
     case ok(String)
     /// `-ERR <code> <message>`.
-    case error(code: String, message: String)
+    case error(code: ErrorCode, message: String)
     /// `*<n>` and the n lines that followed it, without their line ends.
     case list([String])
 }

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// An incremental, byte-level parser of what a subd server sends (PROTOCOL.md, "Replies" and "Pushes").
 ///
 /// Feed it bytes in any chunking with ``append(_:)``, then call ``next()`` until it returns nil (more bytes
@@ -127,8 +129,11 @@ public struct ServerMessageParser: Sendable {
     private mutating func parseError(_ line: String) throws(ClientError) -> ServerReply {
         let words = Self.words(of: line.dropFirst(), maxSplits: 2)
         guard words.count >= 2, words[0] == "ERR" else { throw fail("bad error reply '\(line)'") }
+        guard let code = ErrorCode(rawValue: String(words[1])) else {
+            throw fail("unknown error code '\(words[1])' in '\(line)'")
+        }
         let message = words.count == 3 ? String(words[2]) : ""
-        return .error(code: String(words[1]), message: message)
+        return .error(code: code, message: message)
     }
 
     private mutating func parsePush(_ line: String) throws(ClientError) -> ServerMessage? {

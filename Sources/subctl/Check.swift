@@ -1,23 +1,33 @@
 import ArgumentParser
+import SubscriptionWire
 
-/// Checks of command-line words, so a bad one is a usage error (exit 64) before anything is sent.
+/// Checks of command-line words with the wire's rules (SubscriptionWire), so a bad one is a usage error (exit 64)
+/// that names the rule before anything is sent.
 enum Check {
-    /// The longest number or pattern the protocol allows, in bytes.
-    static let maxNameLength = 200
-
-    /// A number or pattern: a word of at most ``maxNameLength`` bytes.
-    static func name(_ text: String, what: String) throws(ValidationError) {
-        try word(text, what: what)
-        guard text.utf8.count <= maxNameLength else {
-            throw ValidationError("the \(what) '\(text)' is longer than \(maxNameLength) bytes")
+    /// A number.
+    static func number(_ text: String) throws(ValidationError) {
+        do throws(Names.Problem) {
+            try Names.checkNumber(text)
+        } catch {
+            throw ValidationError("the number '\(text)' \(error)")
         }
     }
 
-    /// Non-empty, with no space and no control character.
-    static func word(_ text: String, what: String) throws(ValidationError) {
-        guard !text.isEmpty else { throw ValidationError("the \(what) is empty") }
-        guard !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
-            throw ValidationError("the \(what) '\(text)' holds a space or a control character")
+    /// A number or a pattern with wildcards.
+    static func pattern(_ text: String) throws(ValidationError) {
+        do throws(Names.Problem) {
+            try Names.checkPattern(text)
+        } catch {
+            throw ValidationError("the pattern '\(text)' \(error)")
+        }
+    }
+
+    /// A client name (`--name`, `--from`); `what` is how the message calls it.
+    static func clientName(_ text: String, what: String) throws(ValidationError) {
+        do throws(ClientName.Problem) {
+            try ClientName.check(text)
+        } catch {
+            throw ValidationError("the \(what) '\(text)' \(error)")
         }
     }
 }

@@ -16,7 +16,7 @@ struct CreateCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !numbers.isEmpty else { throw ValidationError("name at least one number to create") }
-        for number in numbers { try Check.name(number, what: "number") }
+        for number in numbers { try Check.number(number) }
     }
 
     func run() async throws {

@@ -36,7 +36,7 @@ struct GlobalOptions: ParsableArguments {
 
     func validate() throws {
         _ = try endpoint()
-        if let name { try Check.word(name, what: "client name") }
+        if let name { try Check.clientName(name, what: "client name") }
     }
 
     /// The server address from `--server`, `$SUBD_SERVER` or the default.

@@ -15,7 +15,7 @@ struct ListCommand: AsyncParsableCommand {
     var pattern: String?
 
     func validate() throws {
-        if let pattern { try Check.name(pattern, what: "pattern") }
+        if let pattern { try Check.pattern(pattern) }
     }
 
     func run() async throws {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import SubscriptionClient
+import SubscriptionWire
 
 /// `subctl listen PATTERN... [--count N] [--from NAME] [--json]`
 struct ListenCommand: AsyncParsableCommand {
@@ -31,9 +32,9 @@ struct ListenCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard !patterns.isEmpty else { throw ValidationError("name at least one number or pattern to listen to") }
-        for pattern in patterns { try Check.name(pattern, what: "pattern") }
+        for pattern in patterns { try Check.pattern(pattern) }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
-        if let from { try Check.word(from, what: "publisher name") }
+        if let from { try Check.clientName(from, what: "publisher name") }
     }
 
     /// How the listening ended.
@@ -97,10 +98,10 @@ struct ListenCommand: AsyncParsableCommand {
     private static func missingNumber(of patterns: [String], error: ClientError, client: SubscriptionClient) async
         -> String?
     {
-        guard case .server(let code, _) = error, code == "NOTFOUND" else { return nil }
-        for pattern in patterns where !pattern.split(separator: ".").contains(where: { $0 == "*" || $0 == ">" }) {
+        guard case .server(.notFound, _) = error else { return nil }
+        for pattern in patterns where (try? Names.checkPattern(pattern)) == false {
             guard let found = try? await client.list(pattern) else { return nil }
-            if !found.contains(where: { $0.number == pattern }) { return pattern }
+            if !found.contains(where: { $0.number.utf8.elementsEqual(pattern.utf8) }) { return pattern }
         }
         return nil
     }

@@ -27,7 +27,7 @@ struct PublishCommand: AsyncParsableCommand {
     var lines = false
 
     func validate() throws {
-        try Check.name(number, what: "number")
+        try Check.number(number)
         if lines && !message.isEmpty {
             throw ValidationError("--lines reads the messages from stdin; give no MESSAGE with it")
         }

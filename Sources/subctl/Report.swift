@@ -32,18 +32,18 @@ enum Report {
         case .protocolViolation(let what):
             Report.error("\(endpoint) broke the subd protocol: \(what)")
             return unavailable
-        case .server(let code, _) where code == "NOTFOUND" && number != nil:
+        case .server(.notFound, _) where number != nil:
             let number = number!
             Report.error(
                 suggestCreate
                     ? "no subscription number '\(number)' (create it with: subctl create \(number))"
                     : "no subscription number '\(number)'")
             return refused
-        case .server(let code, let message):
-            Report.error(message.isEmpty ? "server refused: \(code)" : "server refused: \(code) \(message)")
+        case .server:
+            Report.error("server refused: \(error)")
             return refused
-        case .invalidArgument(let what):
-            Report.error(what)
+        case .invalidName, .invalidClientName, .invalidToken, .invalidInfo, .invalidArgument:
+            Report.error(error.description)
             return .validationFailure
         }
     }

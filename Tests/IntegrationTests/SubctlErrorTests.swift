@@ -36,12 +36,24 @@ final class SubctlErrorTests: IntegrationTestCase {
         XCTAssertTrue(result.stderr.contains("NOPE"), "\(result)")
     }
 
-    func testInvalidNumberIsRefusedWithExitOne() throws {
+    /// subctl checks names with the wire's rules before sending (the server would answer `-ERR NAME`): a bad one is
+    /// a usage error that names the rule it breaks.
+    func testInvalidNumberIsAUsageErrorNamingTheRule() throws {
         let daemon = try startDaemon()
-        let result = try subctl(daemon, "create", ["a..b"])
-        XCTAssertEqual(result.status, 1, "\(result)")
-        XCTAssertEqual(result.errorLines.count, 1, "\(result)")
-        XCTAssertTrue(result.stderr.hasPrefix("subctl: "), "\(result)")
+        let cases: [([String], String)] = [
+            (["create", "a..b"], "the number 'a..b' has an empty token"),
+            (["publish", "A.*", "x"], "the number 'A.*' has a wildcard token"),
+            (["listen", "A.>.B"], "the pattern 'A.>.B' has '>' before its last token"),
+            (["list", "A..*"], "the pattern 'A..*' has an empty token"),
+            (["ping", "--name", "a\u{7F}"], "the client name 'a\u{7F}' holds the control character 0x7f"),
+        ]
+        for (arguments, message) in cases {
+            let result = try subctl(daemon, arguments[0], Array(arguments.dropFirst()))
+            XCTAssertEqual(result.status, 64, "\(result)")
+            XCTAssertTrue(result.stderr.contains(message), "\(result)")
+            XCTAssertEqual(result.output, "")
+        }
+        XCTAssertEqual(try subctl(daemon, "list", []).output, "", "nothing was created")
     }
 
     func testNothingListeningSaysIsSubdRunningAndExits69() throws {

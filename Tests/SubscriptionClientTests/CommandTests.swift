@@ -1,6 +1,8 @@
 import XCTest
 
 @testable import SubscriptionClient
+import SubscriptionWire
+import TestSupport
 
 /// Command encoding, and the local routing of pushes by pattern.
 final class CommandTests: XCTestCase {
@@ -14,33 +16,50 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(try Command.list(nil), Array("LIST\n".utf8))
     }
 
-    func testWordsThatCannotBeSentAreRefused() {
-        let bad = ["", "A B", "A\nPUB", "A\r", "A\u{7F}", String(repeating: "x", count: 201)]
-        for word in bad {
-            XCTAssertThrowsError(try Command.create(word), word.debugDescription) { error in
-                guard case .invalidArgument = error as? ClientError else { return XCTFail("\(error)") }
+    /// Every argument is checked with the wire's rules before anything is sent, and the refusal is typed.
+    func testArgumentsBreakingTheWireRulesAreRefused() {
+        let badNumbers: [(String, Names.Problem)] = [
+            ("", .empty), ("A B", .forbiddenByte(0x20)), ("A\nPUB", .forbiddenByte(0x0A)), ("A\r", .forbiddenByte(0x0D)),
+            ("A\u{7F}", .forbiddenByte(0x7F)), (String(repeating: "x", count: 201), .tooLong(201)), ("a..b", .emptyToken),
+            ("A.*", .wildcardInNumber),
+        ]
+        for (number, problem) in badNumbers {
+            XCTAssertThrowsError(try Command.create(number), number.debugDescription) { error in
+                XCTAssertEqual(error as? ClientError, .invalidName(number, problem), number.debugDescription)
             }
-        }
-        for word in ["", "a b", "a\nb"] {
-            XCTAssertThrowsError(try Command.sub("A", from: word), word.debugDescription)
+            XCTAssertThrowsError(try Command.pub(number, []), number.debugDescription)
+            XCTAssertThrowsError(try Command.remove(number), number.debugDescription)
         }
         XCTAssertNoThrow(try Command.create(String(repeating: "x", count: 200)))
-        XCTAssertThrowsError(try Command.hello(name: "a b", token: nil))
+        XCTAssertNoThrow(try Command.sub("A.*", from: nil))
+        XCTAssertThrowsError(try Command.sub("A.>.B", from: nil)) { error in
+            XCTAssertEqual(error as? ClientError, .invalidName("A.>.B", .fullWildcardNotLast))
+        }
+        XCTAssertThrowsError(try Command.list("A..*")) { error in
+            XCTAssertEqual(error as? ClientError, .invalidName("A..*", .emptyToken))
+        }
+        for name in ["", "a b", "a\nb", String(repeating: "n", count: 65)] {
+            XCTAssertThrowsError(try Command.sub("A", from: name), name.debugDescription) { error in
+                guard case .invalidClientName(name, _) = error as? ClientError else { return XCTFail("\(error)") }
+            }
+            XCTAssertThrowsError(try Command.hello(name: name, token: nil), name.debugDescription)
+        }
+        XCTAssertThrowsError(try Command.hello(name: nil, token: "s e")) { error in
+            XCTAssertEqual(error as? ClientError, .invalidToken(.forbiddenByte(0x20)))
+            XCTAssertFalse("\(error)".contains("s e"), "a token is a secret: not repeated")
+        }
     }
 
+    /// Routing uses the wire's matcher (TestSupport's table covers it all).
     func testPatternMatching() {
-        let table: [(String, String, Bool)] = [
-            ("SCIENCE", "SCIENCE", true), ("SCIENCE", "SCIENCE.physics", false), ("SCIENCE", "science", false),
-            ("SCIENCE.*", "SCIENCE.physics", true), ("SCIENCE.*", "SCIENCE", false),
-            ("SCIENCE.*", "SCIENCE.a.b", false), ("*.physics", "SCIENCE.physics", true),
-            ("SCIENCE.>", "SCIENCE.a.b", true), ("SCIENCE.>", "SCIENCE", false), (">", "ANY.thing", true),
-            (">", "X", true), ("*", "X", true), ("*", "X.Y", false), ("*.>", "A.B", true), ("*.>", "A", false),
-            ("A.*.C", "A.B.C", true), ("A.*.C", "A.B.D", false),
-        ]
-        for (pattern, number, matches) in table {
+        for (pattern, number, matches) in wildcardTable {
             XCTAssertEqual(Pattern(pattern).matches(number), matches, "\(pattern) vs \(number)")
         }
         XCTAssertTrue(Pattern("A.B").isExact)
         XCTAssertFalse(Pattern("A.*").isExact)
+        XCTAssertFalse(Pattern(">").isExact)
+        XCTAssertTrue(Pattern("a*.>x").isExact, "'a*' and '>x' are literal tokens")
+        XCTAssertTrue(Pattern("caf\u{E9}").isExactly("caf\u{E9}"))
+        XCTAssertFalse(Pattern("caf\u{E9}").isExactly("cafe\u{301}"), "GONE is matched byte for byte")
     }
 }

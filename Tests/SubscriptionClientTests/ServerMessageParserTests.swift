@@ -15,7 +15,7 @@ final class ServerMessageParserTests: XCTestCase {
     static let expected: [ServerMessage] = [
         .reply(.ok("OK subd 0.1.0 proto=1 session=1")),
         .reply(.ok("OK created")),
-        .reply(.error(code: "NOTFOUND", message: "no such number 'X'")),
+        .reply(.error(code: .notFound, message: "no such number 'X'")),
         .reply(.list(["A.b 1", "MSG B 2", "+C 3"])),
         .reply(.list([])),
         .message(ReceivedMessage(number: "SCIENCE", payload: Array("V1.0".utf8))),
@@ -26,7 +26,7 @@ final class ServerMessageParserTests: XCTestCase {
         .gone(number: "SCIENCE"),
         .message(ReceivedMessage(number: "lower", payload: [])),
         .reply(.ok("PONG")),
-        .reply(.error(code: "TOOBIG", message: "")),
+        .reply(.error(code: .tooBig, message: "")),
         .reply(.list(["GONE X", ""])),
     ]
 
@@ -137,6 +137,8 @@ final class ServerMessageParserTests: XCTestCase {
         ("GONE with two words", Array("GONE A B\n".utf8)),
         ("a line that is not UTF-8", Array("+OK ".utf8) + [0xFF, 0xFE, 0x0A]),
         ("a list line that is not UTF-8", Array("*1\n".utf8) + [0xC3, 0x28, 0x0A]),
+        ("an error code the contract does not have", Array("-ERR NOPE no such code\n".utf8)),
+        ("an error code in lower case", Array("-ERR notfound no such number\n".utf8)),
     ]
 
     func testMalformedInputIsAProtocolViolation() {

@@ -59,7 +59,7 @@ final class SubscriptionClientTests: XCTestCase {
             _ = try await removed.value
             XCTFail("no error")
         } catch {
-            XCTAssertEqual(error as? ClientError, .server(code: "NOTFOUND", message: "no such number 'X'"))
+            XCTAssertEqual(error as? ClientError, .server(code: .notFound, message: "no such number 'X'"))
         }
     }
 
@@ -120,7 +120,7 @@ final class SubscriptionClientTests: XCTestCase {
             _ = try await subscribed.value
             XCTFail("no error")
         } catch {
-            XCTAssertEqual(error as? ClientError, .server(code: "NOTFOUND", message: "no such number 'B'"))
+            XCTAssertEqual(error as? ClientError, .server(code: .notFound, message: "no such number 'B'"))
         }
         try await peer.expectLine("UNSUB A")
     }
@@ -176,7 +176,7 @@ final class SubscriptionClientTests: XCTestCase {
         peer.send("-ERR LIMIT too many connections (max_connections is 1)\n")
         try await peer.expectEnd()
         await XCTAssertThrowsClientError(
-            try await client.ping(), .server(code: "LIMIT", message: "too many connections (max_connections is 1)"))
+            try await client.ping(), .server(code: .limit, message: "too many connections (max_connections is 1)"))
     }
 
     /// The server keeps one from= filter per pattern and session, so a second subscription to the same pattern with
@@ -243,7 +243,7 @@ final class SubscriptionClientTests: XCTestCase {
         }
         try await peer.expectLine("PING")
         peer.send("-ERR AUTH token required\n")
-        await XCTAssertThrowsClientError(try await client.value, .server(code: "AUTH", message: "token required"))
+        await XCTAssertThrowsClientError(try await client.value, .server(code: .auth, message: "token required"))
     }
 }
 
