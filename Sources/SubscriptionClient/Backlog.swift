@@ -11,8 +11,10 @@ final class Backlog: @unchecked Sendable {
     /// Below this many bytes it reads again.
     static let resumeBelow = 2 << 20
 
-    /// What one message counts for: its payload and a little for its bookkeeping.
-    static func weight(of message: ReceivedMessage) -> Int { message.payload.count + 64 }
+    /// What one message counts for: its payload, its info pairs and a little for its bookkeeping.
+    static func weight(of message: ReceivedMessage) -> Int {
+        message.infoPairs.reduce(message.payload.count + 64) { $0 + $1.key.utf8.count + $1.value.utf8.count + 32 }
+    }
 
     private let lock = NSLock()
     private var bytes = 0

@@ -20,27 +20,53 @@ public enum ServerReply: Sendable, Equatable {
     case list([String])
 }
 
-/// A message received through a subscription (a `MSG` push).
+/// A message received through a subscription (a `MSG` push): the number, the payload, the server's own keys
+/// (`from`, `rev`, `group`) and the publisher's info pairs (shared/PROTOCOL.md, "Version 1.1 / Info pairs").
 public struct ReceivedMessage: Sendable, Equatable {
     /// The number the message was published to.
     public var number: String
     /// The payload, byte for byte.
     public var payload: [UInt8]
-    /// The publisher's `HELLO name=`, when it named itself.
+    /// The publisher's `HELLO name=`, when it named itself (`from=`).
     public var from: String?
-    /// Every `key=value` of the `MSG` line, `from` included; unknown keys are kept here too.
-    public var fields: [String: String]
+    /// The revision of a publication to a retained number (`rev=`), counted from 1.
+    public var revision: Int?
+    /// The queue group the message was delivered through (`group=`).
+    public var group: String?
+    /// The publisher's info pairs in the order it gave them, values exactly as sent (by convention a value that
+    /// needs other bytes is percent-encoded: see ``InfoPair/percentDecoded(_:)``).
+    public var infoPairs: [InfoPair] {
+        didSet { info = Self.dictionary(infoPairs) }
+    }
+    /// The info pairs by key (the notification's `userInfo`), values exactly as sent.
+    public private(set) var info: [String: String]
 
-    /// Makes a message; `from` is taken from `fields["from"]`.
-    public init(number: String, payload: [UInt8], fields: [String: String] = [:]) {
+    /// Makes a message.
+    public init(
+        number: String,
+        payload: [UInt8],
+        from: String? = nil,
+        revision: Int? = nil,
+        group: String? = nil,
+        info: [InfoPair] = []
+    ) {
         self.number = number
         self.payload = payload
-        self.from = fields["from"]
-        self.fields = fields
+        self.from = from
+        self.revision = revision
+        self.group = group
+        self.infoPairs = info
+        self.info = Self.dictionary(info)
     }
 
     /// The payload as text, or nil when it is not valid UTF-8.
     public var text: String? {
         String(validating: payload, as: UTF8.self)
+    }
+
+    /// The pairs by key; should a key come twice, its first value.
+    private static func dictionary(_ pairs: [InfoPair]) -> [String: String] {
+        guard !pairs.isEmpty else { return [:] }
+        return Dictionary(pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
     }
 }

@@ -17,7 +17,8 @@ public struct ServerMessageParser: Sendable {
     private enum State: Sendable {
         case line
         case list(remaining: Int, items: [String])
-        case payload(number: String, count: Int, fields: [String: String])
+        /// A `MSG` line was read: the message without its payload, and the payload's size.
+        case payload(header: ReceivedMessage, count: Int)
         case failed(ClientError)
     }
 
@@ -58,16 +59,16 @@ public struct ServerMessageParser: Sendable {
             switch state {
             case .failed(let error):
                 throw error
-            case .payload(let number, let count, let fields):
+            case .payload(var message, let count):
                 guard buffer.count - readIndex > count else { return nil }
                 guard buffer[readIndex + count] == UInt8(ascii: "\n") else {
-                    throw fail("the \(count)-byte payload of MSG \(number) is not followed by LF")
+                    throw fail("the \(count)-byte payload of MSG \(message.number) is not followed by LF")
                 }
-                let payload = Array(buffer[readIndex..<readIndex + count])
+                message.payload = Array(buffer[readIndex..<readIndex + count])
                 readIndex += count + 1
                 scanIndex = readIndex
                 state = .line
-                return .message(ReceivedMessage(number: number, payload: payload, fields: fields))
+                return .message(message)
             case .list(let remaining, var items):
                 guard let line = try nextLine() else { return nil }
                 state = .line  // drops the enum's reference, so `items` grows in place
@@ -144,14 +145,7 @@ public struct ServerMessageParser: Sendable {
                 throw fail("bad MSG line '\(line)'")
             }
             guard count <= maxPayload else { throw fail("a MSG payload of \(count) bytes is over \(maxPayload)") }
-            var fields: [String: String] = [:]
-            for word in words.dropFirst(3) {
-                guard let equals = word.utf8.firstIndex(of: UInt8(ascii: "=")), equals != word.startIndex else {
-                    continue
-                }
-                fields[String(word.utf8[..<equals])!] = String(word.utf8[word.utf8.index(after: equals)...])!
-            }
-            state = .payload(number: String(words[1]), count: count, fields: fields)
+            state = .payload(header: Self.header(number: words[1], keys: words.dropFirst(3)), count: count)
             return nil
         }
         if verb.utf8.elementsEqual("GONE".utf8, by: Self.sameLetter) {
@@ -159,6 +153,31 @@ public struct ServerMessageParser: Sendable {
             return .gone(number: String(words[1]))
         }
         return nil
+    }
+
+    /// A `MSG` line's message without its payload. The server's own keys (`from`, `rev`, `group`) are taken; any
+    /// other key that follows the info-key rule is an info pair, kept in order; the rest (keys starting with `$`,
+    /// words without `=`, and whatever a later server adds) is ignored, as the contract asks.
+    private static func header(number: Substring, keys: ArraySlice<Substring>) -> ReceivedMessage {
+        var message = ReceivedMessage(number: String(number), payload: [])
+        var info: [InfoPair] = []
+        for word in keys {
+            let bytes = word.utf8
+            guard let equals = bytes.firstIndex(of: UInt8(ascii: "=")), equals != bytes.startIndex else { continue }
+            let key = bytes[..<equals]
+            let value = String(Substring(bytes[bytes.index(after: equals)...]))
+            if key.elementsEqual("from".utf8) {
+                message.from = message.from ?? value
+            } else if key.elementsEqual("rev".utf8) {
+                message.revision = message.revision ?? parseCount(value.utf8)
+            } else if key.elementsEqual("group".utf8) {
+                message.group = message.group ?? value
+            } else if (try? InfoPair.checkKey(key)) != nil {
+                info.append(InfoPair(key: String(Substring(key)), value: value))
+            }
+        }
+        if !info.isEmpty { message.infoPairs = info }
+        return message
     }
 
     // MARK: - Helpers

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import SubscriptionWire
 
 /// A connection to a subd server speaking the line protocol of PROTOCOL.md, with an async/await API.
 ///
@@ -10,7 +11,7 @@ import Glibc
 public final class SubscriptionClient: Sendable {
     /// Where the client is connected.
     public let endpoint: Endpoint
-    /// The server's answer to `HELLO`, e.g. `subd 0.1.0 proto=1 session=7`.
+    /// The server's answer to `HELLO`, e.g. `subd 0.1.0 proto=1.1 session=7`.
     public let greeting: String
     private let connection: Connection
 
@@ -89,24 +90,32 @@ public final class SubscriptionClient: Sendable {
         return count
     }
 
-    /// Publishes `payload` (any bytes) to `number` with `PUB`. Returns the number of receivers.
+    /// Publishes `payload` (any bytes) to `number` with `PUB`, with the info pairs `info` (protocol 1.1; every
+    /// receiver gets them on its `MSG`). Returns the number of receivers.
     ///
-    /// - Throws: ``ClientError/server(code:message:)`` with `NOTFOUND` when the number does not exist.
-    public func publish(_ number: String, _ payload: [UInt8]) async throws(ClientError) -> Int {
-        try Self.receivers(try await okText(try Command.pub(number, payload), "PUB"))
+    /// Values are sent as they are: percent-encode one that needs a space, `=` or a control character
+    /// (``InfoPair/percentEncoded(_:)``).
+    ///
+    /// - Throws: ``ClientError/invalidInfo(_:)`` when `info` breaks the info-pair rules (nothing is sent);
+    ///   ``ClientError/server(code:message:)`` with `NOTFOUND` when the number does not exist.
+    public func publish(_ number: String, _ payload: [UInt8], info: [InfoPair] = []) async throws(ClientError) -> Int {
+        try Self.receivers(try await okText(try Command.pub(number, payload, info: info), "PUB"))
     }
 
-    /// Publishes the UTF-8 bytes of `text` to `number`. Returns the number of receivers.
-    public func publish(_ number: String, text: String) async throws(ClientError) -> Int {
-        try await publish(number, Array(text.utf8))
+    /// Publishes the UTF-8 bytes of `text` to `number`, with the info pairs `info`. Returns the number of receivers.
+    public func publish(_ number: String, text: String, info: [InfoPair] = []) async throws(ClientError) -> Int {
+        try await publish(number, Array(text.utf8), info: info)
     }
 
-    /// Publishes every payload to `number`, in order, written back to back without waiting for each reply.
-    /// Returns the receivers of each message; throws the first refusal (the other messages were still sent).
-    public func publish(_ number: String, batch payloads: [[UInt8]]) async throws(ClientError) -> [Int] {
+    /// Publishes every payload to `number`, in order, each with the info pairs `info`, written back to back without
+    /// waiting for each reply. Returns the receivers of each message; throws the first refusal (the other messages
+    /// were still sent).
+    public func publish(_ number: String, batch payloads: [[UInt8]], info: [InfoPair] = []) async throws(ClientError)
+        -> [Int]
+    {
         var commands: [[UInt8]] = []
         commands.reserveCapacity(payloads.count)
-        for payload in payloads { commands.append(try Command.pub(number, payload)) }
+        for payload in payloads { commands.append(try Command.pub(number, payload, info: info)) }
         var receivers: [Int] = []
         receivers.reserveCapacity(payloads.count)
         for result in await connection.requests(commands) {
@@ -126,7 +135,9 @@ public final class SubscriptionClient: Sendable {
     ///   number that does not exist; the patterns that were subscribed are then unsubscribed again.
     public func subscribe(_ patterns: [String], from: String? = nil) async throws(ClientError) -> Subscription {
         var unique: [String] = []
-        for pattern in patterns where !unique.contains(pattern) { unique.append(pattern) }
+        for pattern in patterns where !unique.contains(where: { $0.utf8.elementsEqual(pattern.utf8) }) {
+            unique.append(pattern)
+        }
         guard !unique.isEmpty else { throw .invalidArgument("subscribe needs at least one pattern") }
         var commands: [[UInt8]] = []
         for pattern in unique { commands.append(try Command.sub(pattern, from: from)) }

@@ -26,7 +26,7 @@ final class SubscriptionSink {
 
     /// Whether `message` belongs to this subscription.
     func wants(_ message: ReceivedMessage) -> Bool {
-        if let from, message.from != from { return false }
+        if let from, !(message.from?.utf8.elementsEqual(from.utf8) ?? false) { return false }
         return patterns.contains { $0.matches(message.number) }
     }
 

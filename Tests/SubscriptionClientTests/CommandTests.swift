@@ -19,9 +19,9 @@ final class CommandTests: XCTestCase {
     /// Every argument is checked with the wire's rules before anything is sent, and the refusal is typed.
     func testArgumentsBreakingTheWireRulesAreRefused() {
         let badNumbers: [(String, Names.Problem)] = [
-            ("", .empty), ("A B", .forbiddenByte(0x20)), ("A\nPUB", .forbiddenByte(0x0A)), ("A\r", .forbiddenByte(0x0D)),
-            ("A\u{7F}", .forbiddenByte(0x7F)), (String(repeating: "x", count: 201), .tooLong(201)), ("a..b", .emptyToken),
-            ("A.*", .wildcardInNumber),
+            ("", .empty), ("A B", .forbiddenByte(0x20)), ("A\nPUB", .forbiddenByte(0x0A)),
+            ("A\r", .forbiddenByte(0x0D)), ("A\u{7F}", .forbiddenByte(0x7F)),
+            (String(repeating: "x", count: 201), .tooLong(201)), ("a..b", .emptyToken), ("A.*", .wildcardInNumber),
         ]
         for (number, problem) in badNumbers {
             XCTAssertThrowsError(try Command.create(number), number.debugDescription) { error in

@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionClient
+import SubscriptionWire
 import TestSupport
 
 /// The reply parser must give the same messages however the bytes are chunked.
@@ -11,6 +12,10 @@ final class ServerMessageParserTests: XCTestCase {
         + Array("*3\nA.b 1\nMSG B 2\n+C 3\n*0\nMSG SCIENCE 4\nV1.0\n".utf8)
         + Array("MSG SCIENCE 5 from=alice x=y\n".utf8) + [0x00, 0x0A, 0x0D, 0xFF, 0x01, 0x0A]
         + Array("\nHELLO world\nGONE SCIENCE\nmsg lower 0\n\n+PONG\n-ERR TOOBIG\n*2\r\nGONE X\r\n\r\n".utf8)
+        + Array("MSG SCIENCE 4 from=lab unit=EUR price=12\nV1.1\n".utf8)
+        + Array("MSG N.x 3 from=lab rev=7 group=workers $trace=t1 unit=EUR =v bare 9lives=x a=b=c ".utf8)
+        + Array("price=12%25 $=\n".utf8)
+        + Array("a\nb\nMSG N 1 unit=EUR rev=x unit=USD\n!\n".utf8)
 
     static let expected: [ServerMessage] = [
         .reply(.ok("OK subd 0.1.0 proto=1 session=1")),
@@ -21,13 +26,31 @@ final class ServerMessageParserTests: XCTestCase {
         .message(ReceivedMessage(number: "SCIENCE", payload: Array("V1.0".utf8))),
         .message(
             ReceivedMessage(
-                number: "SCIENCE", payload: [0x00, 0x0A, 0x0D, 0xFF, 0x01], fields: ["from": "alice", "x": "y"])
+                number: "SCIENCE", payload: [0x00, 0x0A, 0x0D, 0xFF, 0x01], from: "alice",
+                info: [InfoPair(key: "x", value: "y")])
         ),
         .gone(number: "SCIENCE"),
         .message(ReceivedMessage(number: "lower", payload: [])),
         .reply(.ok("PONG")),
         .reply(.error(code: .tooBig, message: "")),
         .reply(.list(["GONE X", ""])),
+        .message(
+            ReceivedMessage(
+                number: "SCIENCE", payload: Array("V1.1".utf8), from: "lab",
+                info: [InfoPair(key: "unit", value: "EUR"), InfoPair(key: "price", value: "12")])),
+        // The server's own keys are taken apart; `$` keys, words without a key and keys that break the info-key
+        // rule are ignored; a value is everything after the first `=`, as sent.
+        .message(
+            ReceivedMessage(
+                number: "N.x", payload: Array("a\nb".utf8), from: "lab", revision: 7, group: "workers",
+                info: [
+                    InfoPair(key: "unit", value: "EUR"), InfoPair(key: "a", value: "b=c"),
+                    InfoPair(key: "price", value: "12%25"),
+                ])),
+        .message(
+            ReceivedMessage(
+                number: "N", payload: Array("!".utf8),
+                info: [InfoPair(key: "unit", value: "EUR"), InfoPair(key: "unit", value: "USD")])),
     ]
 
     func testWholeInput() throws {
@@ -61,6 +84,28 @@ final class ServerMessageParserTests: XCTestCase {
         guard case .message(let plain) = messages[5] else { return XCTFail("no message at 5") }
         XCTAssertNil(plain.from)
         XCTAssertEqual(plain.text, "V1.0")
+        XCTAssertEqual(plain.info, [:])
+        XCTAssertEqual(plain.infoPairs, [])
+        XCTAssertNil(plain.revision)
+        XCTAssertNil(plain.group)
+    }
+
+    /// `MSG SCIENCE 4 from=lab unit=EUR price=12`: the info pairs as a dictionary and in order, apart from `from`.
+    func testInfoPairs() throws {
+        let messages = try Self.parse([Self.corpus])
+        guard case .message(let message) = messages[12] else { return XCTFail("no message at 12: \(messages)") }
+        XCTAssertEqual(message.from, "lab")
+        XCTAssertEqual(message.info, ["unit": "EUR", "price": "12"])
+        XCTAssertEqual(message.infoPairs.map(\.key), ["unit", "price"])
+        XCTAssertNil(message.info["from"], "from is the server's key, not an info pair")
+        guard case .message(let keyed) = messages[13] else { return XCTFail("no message at 13") }
+        XCTAssertEqual(keyed.revision, 7)
+        XCTAssertEqual(keyed.group, "workers")
+        XCTAssertEqual(keyed.info, ["unit": "EUR", "a": "b=c", "price": "12%25"], "values exactly as sent")
+        XCTAssertNil(keyed.info["$trace"])
+        guard case .message(let repeated) = messages[14] else { return XCTFail("no message at 14") }
+        XCTAssertEqual(repeated.info, ["unit": "EUR"], "a key sent twice: the first value")
+        XCTAssertNil(repeated.revision, "rev= that is not a count is ignored")
     }
 
     /// Regression: words were split on Characters, so a number starting with a combining mark (valid: any UTF-8
@@ -110,7 +155,7 @@ final class ServerMessageParserTests: XCTestCase {
         XCTAssertEqual(
             messages,
             [
-                .message(ReceivedMessage(number: "BIG", payload: payload, fields: ["from": "me"])),
+                .message(ReceivedMessage(number: "BIG", payload: payload, from: "me")),
                 .reply(.ok("OK 1")), .gone(number: "BIG"),
             ])
     }

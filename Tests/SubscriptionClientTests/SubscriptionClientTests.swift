@@ -76,7 +76,7 @@ final class SubscriptionClientTests: XCTestCase {
         let second = try await iterator.next()
         XCTAssertEqual(
             second,
-            .message(ReceivedMessage(number: "NEWS.tech", payload: Array("abc".utf8), fields: ["from": "bob"])))
+            .message(ReceivedMessage(number: "NEWS.tech", payload: Array("abc".utf8), from: "bob")))
         let third = try await iterator.next()
         XCTAssertEqual(third, .gone("SCIENCE"), "OTHER matches no pattern and is dropped")
         peer.hangUp()
@@ -107,7 +107,7 @@ final class SubscriptionClientTests: XCTestCase {
         for try await event in try await subscribed.value { events.append(event) }
         XCTAssertEqual(
             events,
-            [.message(ReceivedMessage(number: "X", payload: [0x61], fields: ["from": "alice"])), .gone("X")])
+            [.message(ReceivedMessage(number: "X", payload: [0x61], from: "alice")), .gone("X")])
     }
 
     func testRefusedSubscribeGivesBackThePatternsItTook() async throws {
