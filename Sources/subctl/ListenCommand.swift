@@ -10,7 +10,9 @@ struct ListenCommand: AsyncParsableCommand {
         abstract: "Print the messages published to numbers matching the patterns.",
         discussion: """
             Once subscribed, prints 'subctl: listening on PATTERN[, PATTERN...]' on stderr. Then each message is \
-            written to stdout as its payload bytes and LF (or one JSON object per line with --json). Runs until \
+            written to stdout as its payload bytes and LF, followed, when the publisher attached info pairs, by \
+            one line '  info: KEY=VALUE...' (two spaces; the pairs in the publisher's order, values as sent); or \
+            as one JSON object per line with --json. Runs until \
             Ctrl-C or SIGTERM (exit 0), until --count messages came (exit 0), or until every number listened \
             to was removed (exit 1), or until stdout is closed, as with '| head' (exit 0).
             """
@@ -27,7 +29,7 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only messages from the publisher that said --name NAME.", valueName: "name"))
     var from: String?
 
-    @Flag(help: "Print one JSON object per message: number, payload (or payload_base64), from, received_at.")
+    @Flag(help: "Print one JSON object per message: number, payload (or payload_base64), from, info, received_at.")
     var json = false
 
     func validate() throws {
@@ -80,6 +82,7 @@ struct ListenCommand: AsyncParsableCommand {
                     let written = json
                         ? Output.line(JSONLine.encode(message, receivedAt: JSONLine.now()))
                         : Output.bytesLine(message.payload)
+                            && (message.infoPairs.isEmpty || Output.line(Self.infoLine(message.infoPairs)))
                     if !written { return .outputClosed }
                     received += 1
                     if let count, received >= count { return .countReached }
@@ -91,6 +94,12 @@ struct ListenCommand: AsyncParsableCommand {
             return .failed(error)
         }
         return Task.isCancelled ? .interrupted : .allRemoved
+    }
+
+    /// The line printed after a payload that came with info pairs: `  info: unit=EUR note=a%20b`. Values are shown
+    /// as sent, so the line splits at spaces; `--json` decodes them.
+    static func infoLine(_ pairs: [InfoPair]) -> String {
+        "  info: " + pairs.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
     }
 
     /// After `NOTFOUND`, the first exact pattern (no wildcard token) that is not a number, to name it in

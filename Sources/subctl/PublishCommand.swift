@@ -1,7 +1,8 @@
 import ArgumentParser
 import SubscriptionClient
+import SubscriptionWire
 
-/// `subctl publish NUMBER [MESSAGE...] [--lines]`
+/// `subctl publish NUMBER [MESSAGE...] [--lines] [--info KEY=VALUE]...`
 struct PublishCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
@@ -9,6 +10,11 @@ struct PublishCommand: AsyncParsableCommand {
         discussion: """
             The message is the MESSAGE words joined by one space; without them, all of stdin is one message \
             (any bytes). Prints 'published to N receivers'; with --lines, 'published M messages (N deliveries)'.
+
+            --info KEY=VALUE attaches an info pair (up to 16; with --lines, to every message). A key is 1 to 64 \
+            ASCII letters, digits, '_', '-' and '.', starting with a letter, and not one of the server's own \
+            (from, rev, group). The value is sent percent-encoded where it needs to be (space, '=', '%', control \
+            characters), e.g. --info 'note=a b' is sent as note=a%20b; listen --json decodes it.
             """
     )
 
@@ -26,22 +32,30 @@ struct PublishCommand: AsyncParsableCommand {
     @Flag(help: "Publish one message per line of stdin (the LF, and a CR before it, are stripped).")
     var lines = false
 
+    @Option(
+        name: .customLong("info"),
+        help: ArgumentHelp("An info pair to attach (repeatable; the value is percent-encoded).", valueName: "key=value")
+    )
+    var info: [String] = []
+
     func validate() throws {
         try Check.number(number)
+        _ = try InfoOption.pairs(info)
         if lines && !message.isEmpty {
             throw ValidationError("--lines reads the messages from stdin; give no MESSAGE with it")
         }
     }
 
     func run() async throws {
+        let pairs = try InfoOption.pairs(info)
         let client = try await options.connect()
         do {
             if lines {
-                try await publishLines(client)
+                try await publishLines(client, info: pairs)
             } else {
                 let payload =
                     message.isEmpty ? await StandardInput.readAll() : Array(message.joined(separator: " ").utf8)
-                let receivers = try await client.publish(number, payload)
+                let receivers = try await client.publish(number, payload, info: pairs)
                 Output.line("published to \(receivers) \(receivers == 1 ? "receiver" : "receivers")")
             }
         } catch {
@@ -50,12 +64,12 @@ struct PublishCommand: AsyncParsableCommand {
         await client.close()
     }
 
-    private func publishLines(_ client: SubscriptionClient) async throws(ClientError) {
+    private func publishLines(_ client: SubscriptionClient, info: [InfoPair]) async throws(ClientError) {
         var reader = StandardInput.LineReader()
         var messages = 0
         var deliveries = 0
         while let batch = await reader.nextLines(atMost: Self.batchSize) {
-            let receivers = try await client.publish(number, batch: batch)
+            let receivers = try await client.publish(number, batch: batch, info: info)
             messages += receivers.count
             deliveries += receivers.reduce(0, +)
         }
