@@ -64,11 +64,11 @@ let package = Package(
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "TestSupport"]),
-        .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "TestSupport"]),
+        .testTarget(name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "SubscriptionWire", "TestSupport"]),
         .testTarget(name: "SubscriptionClientTests", dependencies: ["SubscriptionClient", "TestSupport"]),
         // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
         // where they need none.
-        .testTarget(name: "SubscriptionServerTests", dependencies: ["SubscriptionServer", "TestSupport"]),
+        .testTarget(name: "SubscriptionServerTests", dependencies: ["SubscriptionServer", "SubscriptionProtocol", "TestSupport"]),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
         .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"]),

@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionWire
 
 /// Byte values the parser looks for.
 enum ASCII {
@@ -75,8 +76,13 @@ extension CommandParser {
         } catch {
             return .failure(Self.invalidName("number", numberBytes, error))
         }
+        let info: [InfoPair]
+        switch pending.info {
+        case .success(let pairs): info = pairs
+        case .failure(let error): return .failure(error)
+        }
         let number = String(decoding: numberBytes, as: UTF8.self)
-        return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd]))
+        return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
     }
 
     static func lineTooLong(_ maxLine: Int) -> ProtocolError {

@@ -17,30 +17,23 @@ import SubscriptionProtocol
 /// Use from any thread: the public methods hop onto the queue.
 public final class Server: @unchecked Sendable {
     /// The queue that owns all state.
-    public let queue = DispatchQueue(label: "subd.loop")
-    /// The subscription service center, keyed by number; messages are pre-encoded frames.
-    let center: SubscriptionCenter<Frame>
+    public var queue: DispatchQueue { loop.queue }
+    /// The event loop the sessions run on.
+    let loop = EventLoop(queue: DispatchQueue(label: "subd.loop"))
+    /// The subscription service center; what it fans out are publications, each framed once.
+    let center: SubscriptionCenter<Publication>
     /// Configuration in force; ``reconfigure(_:)`` replaces it on a reload.
     var configuration: ServerConfiguration
     /// Where events are logged.
     let logger: Logger
-    /// Counters for STATS.
+    /// Counters for STATS (the traffic counters live in ``loop``).
     var stats = ServerStats()
-    /// A reusable buffer replies are encoded into before they are queued.
-    var scratch: [UInt8] = []
-    /// A reusable buffer for input that is read only to be dropped.
-    var discardBuffer = [UInt8](repeating: 0, count: 65_536)
-    /// Reusable iovec array for writev.
-    let vectors: UnsafeMutablePointer<iovec>
-    /// How many iovecs one writev may take.
-    let maxVectors: Int
 
     private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
     /// Checks every open session against ``ServerConfiguration/liveness`` a few times a second.
     private var livenessTimer: DispatchSourceTimer?
     /// Every open session, by id.
     var sessions: [UInt64: Session] = [:]
-    private var dirty: [Session] = []
     private var nextSessionID: UInt64 = 1
     /// True once shutdown began: no new connections, every session closes as soon as its output is out.
     private(set) var isDraining = false
@@ -55,12 +48,6 @@ public final class Server: @unchecked Sendable {
         self.center = SubscriptionCenter(
             limits: .init(maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
         )
-        self.maxVectors = Int(min(subd_iov_max(), 1024))
-        self.vectors = .allocate(capacity: maxVectors)
-    }
-
-    deinit {
-        vectors.deallocate()
     }
 
     /// Creates the configured numbers, binds every listen address (or adopts `inheritedDescriptors`, the sockets
@@ -111,7 +98,7 @@ public final class Server: @unchecked Sendable {
             self.livenessTimer?.cancel()
             self.livenessTimer = nil
             for session in Array(self.sessions.values) { session.drain() }
-            self.endOfTurn()
+            self.loop.endOfTurn()
             self.finishDrainIfDone()
             self.queue.asyncAfter(deadline: .now() + self.configuration.drainSeconds) {
                 guard self.drainCompletion != nil else { return }
@@ -132,6 +119,9 @@ public final class Server: @unchecked Sendable {
     public func currentStats() -> ServerStats {
         dispatchPrecondition(condition: .onQueue(queue))
         var copy = stats
+        copy.bytesIn = loop.traffic.bytesIn
+        copy.bytesOut = loop.traffic.bytesOut
+        copy.protocolErrors = loop.traffic.protocolErrors
         copy.connections = sessions.count
         copy.numbers = center.numberCount
         copy.subscriptions = center.subscriptionCount
@@ -183,7 +173,8 @@ public final class Server: @unchecked Sendable {
                 id: nextSessionID,
                 fd: fd,
                 isTCP: isTCP,
-                server: self,
+                loop: loop,
+                owner: self,
                 limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
                 needsAuthentication: configuration.authToken != nil
@@ -191,7 +182,7 @@ public final class Server: @unchecked Sendable {
             nextSessionID += 1
             sessions[session.id] = session
             stats.totalConnections += 1
-            session.start(on: queue)
+            session.start()
             logger.debug("client connected", metadata: ["session": "\(session.id)"])
         }
     }
@@ -204,27 +195,6 @@ public final class Server: @unchecked Sendable {
         Glibc.shutdown(fd, Int32(SHUT_WR))
         Syscall.close(fd)
         logger.notice("refused a connection: \(error.message)")
-    }
-
-    // MARK: Turns
-
-    /// Adds a session to the list flushed at the end of this turn.
-    func markDirty(_ session: Session) {
-        guard !session.isDirty else { return }
-        session.isDirty = true
-        dirty.append(session)
-    }
-
-    /// Ends a turn: one flush (writev) per session that got output.
-    func endOfTurn() {
-        var index = 0
-        while index < dirty.count {
-            let session = dirty[index]
-            session.isDirty = false
-            session.flush()
-            index += 1
-        }
-        dirty.removeAll(keepingCapacity: true)
     }
 
     // MARK: Liveness
@@ -260,40 +230,42 @@ public final class Server: @unchecked Sendable {
                 "closing a connection: \(expiry.error.message)", metadata: ["session": "\(session.id)"])
             session.expire(expiry)
         }
-        endOfTurn()
+        loop.endOfTurn()
     }
 
     // MARK: Closing
 
-    /// The session takes no more commands: it leaves the center at once (no later send counts it).
+    private func finishDrainIfDone() {
+        guard isDraining, sessions.isEmpty, let completion = drainCompletion else { return }
+        drainCompletion = nil
+        completion()
+    }
+}
+
+extension Server: SessionOwner {
     func sessionStoppedServing(_ session: Session) {
         center.removeAll(session)
     }
 
-    /// Drops a subscriber that cannot keep up; the publisher and every other subscriber go on.
-    func cutSlowConsumer(_ session: Session) {
+    func sessionFellBehind(_ session: Session) {
         logger.warning(
             "slow consumer cut off: pending output passed max_pending",
             metadata: ["session": "\(session.id)", "held": "\(session.output.heldBytes)",
                        "max_pending": "\(configuration.maxPending)"]
         )
-        session.fail(.slowConsumer)
     }
 
-    /// Closes a session now: out of the center, out of the table, descriptor released. Only a session calls this,
-    /// when its state machine says close.
-    func close(_ session: Session, reason: CloseReason) {
+    func sessionFailed(_ session: Session, with error: ProtocolError) {
+        logger.debug("closing session after error", metadata: ["session": "\(session.id)", "error": "\(error.code.rawValue)"])
+    }
+
+    /// Out of the center, out of the table, descriptor released, counted under its reason.
+    func sessionClosed(_ session: Session, reason: CloseReason) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
         center.removeAll(session)
         session.tearDown()
         stats.closed[reason, default: 0] += 1
         logger.debug("client disconnected", metadata: ["session": "\(session.id)", "reason": "\(reason.rawValue)"])
         if isDraining { finishDrainIfDone() }
-    }
-
-    private func finishDrainIfDone() {
-        guard isDraining, sessions.isEmpty, let completion = drainCompletion else { return }
-        drainCompletion = nil
-        completion()
     }
 }

@@ -27,6 +27,25 @@ public struct ServerStats: Sendable, Equatable {
 
     /// Makes zeroed counters.
     public init() {}
+
+    /// The STATS lines, `key value` (docs/PROTOCOL.md lists the keys).
+    func lines(uptime: Duration) -> [String] {
+        [
+            "version \(SubdVersion.current)",
+            "uptime_seconds \(uptime.components.seconds)",
+            "connections \(connections)",
+            "total_connections \(totalConnections)",
+            "numbers \(numbers)",
+            "subscriptions \(subscriptions)",
+            "messages_published \(messagesPublished)",
+            "messages_delivered \(messagesDelivered)",
+            "bytes_in \(bytesIn)",
+            "bytes_out \(bytesOut)",
+            "slow_consumers \(slowConsumers)",
+            "protocol_errors \(protocolErrors)",
+            "refused_connections \(refusedConnections)",
+        ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
+    }
 }
 
 /// The daemon's version, shown by HELLO and STATS.

@@ -1,8 +1,9 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubscriptionProtocol
 
-/// The ordered output of one connection: shared message frames and the session's own reply bytes, written with
+/// The ordered output of one connection: publications' shared `MSG` frames and the session's own reply bytes, written with
 /// one writev(2) per turn (swift-nio `PendingWritesManager`).
 ///
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
@@ -14,22 +15,22 @@ import Glibc
 struct OutputQueue {
     /// One entry of the output, in order.
     enum Chunk {
-        /// A shared message frame.
-        case frame(Frame)
+        /// A publication's shared `MSG` frame.
+        case frame(Publication)
         /// This many bytes of the reply buffer, next in its order.
         case replies(Int)
 
         /// Its bytes.
         var count: Int {
             switch self {
-            case .frame(let frame): return frame.count
+            case .frame(let publication): return publication.frameCount
             case .replies(let count): return count
             }
         }
 
-        /// The frame's held memory; reply bytes are counted with the reply buffer.
+        /// The publication's held memory; reply bytes are counted with the reply buffer.
         var frameHeldBytes: Int {
-            if case .frame(let frame) = self { return frame.heldBytes }
+            if case .frame(let publication) = self { return publication.heldBytes }
             return 0
         }
     }
@@ -43,7 +44,7 @@ struct OutputQueue {
     private var head = 0
     private var headOffset = 0
     private let replies = ReplyBuffer()
-    /// The ``Frame/heldBytes`` of every frame still queued.
+    /// The ``Publication/heldBytes`` of every publication still queued.
     private var framesHeld = 0
 
     /// Bytes queued and not yet written.
@@ -58,11 +59,11 @@ struct OutputQueue {
         return framesHeld + replies.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
     }
 
-    /// Queues a shared frame (a reference, not a copy).
-    mutating func append(frame: Frame) {
-        chunks.append(.frame(frame))
-        pendingBytes += frame.count
-        framesHeld += frame.heldBytes
+    /// Queues a publication's shared frame (a reference, not a copy).
+    mutating func append(_ publication: Publication) {
+        chunks.append(.frame(publication))
+        pendingBytes += publication.frameCount
+        framesHeld += publication.heldBytes
     }
 
     /// Copies reply bytes to the reply buffer; consecutive replies make one chunk.
@@ -107,8 +108,8 @@ struct OutputQueue {
                 let chunk = chunks[index]
                 let length = chunk.count - offset
                 switch chunk {
-                case .frame(let frame):
-                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(frame.base + offset), iov_len: length)
+                case .frame(let publication):
+                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(publication.frameBase + offset), iov_len: length)
                 case .replies:
                     vectors[n] = iovec(iov_base: replies.readable(replyOffset + length) + replyOffset, iov_len: length)
                     replyOffset += length
