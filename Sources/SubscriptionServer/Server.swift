@@ -26,8 +26,9 @@ public final class Server: @unchecked Sendable {
     var configuration: ServerConfiguration
     /// Where events are logged.
     let logger: Logger
-    /// Counters for STATS (the traffic counters live in ``loop``).
-    var stats = ServerStats()
+    /// Counters for STATS (the traffic counters live in ``loop``). `@exclusivity(unchecked)`: changed on every
+    /// publish, only on the queue, and never through two overlapping accesses.
+    @exclusivity(unchecked) var stats = ServerStats()
 
     private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
     /// Checks every open session against ``ServerConfiguration/liveness`` a few times a second.

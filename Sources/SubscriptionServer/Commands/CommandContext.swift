@@ -2,11 +2,14 @@ import SubscriptionCenter
 import SubscriptionProtocol
 
 /// What a command handler works with: the session it runs for and the server's center, settings and counters.
+///
+/// Both references are `unowned(unsafe)`: a context lives only while its command runs, on the server's queue, where
+/// the server and the session are alive; checked references would cost atomic operations on every command.
 struct CommandContext {
     /// The session that sent the command.
-    let session: Session
+    unowned(unsafe) let session: Session
     /// The server it runs in.
-    let server: Server
+    unowned(unsafe) let server: Server
 
     /// The subscription service center.
     var center: SubscriptionCenter<Publication> { server.center }

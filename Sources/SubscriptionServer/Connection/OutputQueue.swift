@@ -13,26 +13,16 @@ import SubscriptionProtocol
 /// Memory is counted as it is held (``heldBytes``): each frame's whole allocation, the reply buffer and the chunk
 /// list, so a client that pipelines small commands around large pushes is paused by what it really costs.
 struct OutputQueue {
-    /// One entry of the output, in order.
-    enum Chunk {
-        /// A publication's shared `MSG` frame.
-        case frame(Publication)
-        /// This many bytes of the reply buffer, next in its order.
-        case replies(Int)
-
-        /// Its bytes.
-        var count: Int {
-            switch self {
-            case .frame(let publication): return publication.frameCount
-            case .replies(let count): return count
-            }
-        }
-
-        /// The publication's held memory; reply bytes are counted with the reply buffer.
-        var frameHeldBytes: Int {
-            if case .frame(let publication) = self { return publication.heldBytes }
-            return 0
-        }
+    /// One entry of the output, in order: a publication's frame or a run of reply bytes. Plain data, so the list is
+    /// copied and cleared without reference counting; the queue owns one retain of each publication in it, taken in
+    /// ``append(_:)`` and given back once its frame is written or dropped.
+    struct Chunk {
+        /// The publication whose frame this is (retained by the queue), or nil for reply bytes.
+        var publication: Unmanaged<Publication>?
+        /// Its bytes: the whole frame, or this many bytes of the reply buffer, next in its order.
+        var count: Int
+        /// The publication's ``Publication/heldBytes``; 0 for reply bytes (counted with the reply buffer).
+        var held: Int
     }
 
     /// Chunk lists up to this capacity are kept when the output empties; longer ones are freed.
@@ -61,9 +51,11 @@ struct OutputQueue {
 
     /// Queues a publication's shared frame (a reference, not a copy).
     mutating func append(_ publication: Publication) {
-        chunks.append(.frame(publication))
-        pendingBytes += publication.frameCount
-        framesHeld += publication.heldBytes
+        let chunk = Chunk(
+            publication: .passRetained(publication), count: publication.frameCount, held: publication.heldBytes)
+        chunks.append(chunk)
+        pendingBytes += chunk.count
+        framesHeld += chunk.held
     }
 
     /// Copies reply bytes to the reply buffer; consecutive replies make one chunk.
@@ -71,15 +63,16 @@ struct OutputQueue {
         guard !bytes.isEmpty else { return }
         replies.append(bytes)
         pendingBytes += bytes.count
-        if head < chunks.count, case .replies(let queued) = chunks[chunks.count - 1] {
-            chunks[chunks.count - 1] = .replies(queued + bytes.count)
+        if head < chunks.count && chunks[chunks.count - 1].publication == nil {
+            chunks[chunks.count - 1].count += bytes.count
         } else {
-            chunks.append(.replies(bytes.count))
+            chunks.append(Chunk(publication: nil, count: bytes.count, held: 0))
         }
     }
 
     /// Drops everything queued and frees the buffers (the connection is going away).
     mutating func removeAll() {
+        for index in head..<chunks.count { chunks[index].publication?.release() }
         chunks = []
         head = 0
         headOffset = 0
@@ -107,10 +100,10 @@ struct OutputQueue {
             while index < chunks.count && n < maxVectors {
                 let chunk = chunks[index]
                 let length = chunk.count - offset
-                switch chunk {
-                case .frame(let publication):
-                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(publication.frameBase + offset), iov_len: length)
-                case .replies:
+                if let publication = chunk.publication {
+                    let base = publication._withUnsafeGuaranteedRef { $0.frameBase }
+                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(base + offset), iov_len: length)
+                } else {
                     vectors[n] = iovec(iov_base: replies.readable(replyOffset + length) + replyOffset, iov_len: length)
                     replyOffset += length
                 }
@@ -136,12 +129,13 @@ struct OutputQueue {
             let chunk = chunks[head]
             let remaining = chunk.count - headOffset
             let taken = min(left, remaining)
-            if case .replies = chunk { replies.consume(taken) }
+            if chunk.publication == nil { replies.consume(taken) }
             left -= taken
             if taken < remaining {
                 headOffset += taken
             } else {
-                framesHeld -= chunk.frameHeldBytes
+                framesHeld -= chunk.held
+                chunk.publication?.release()
                 head += 1
                 headOffset = 0
             }

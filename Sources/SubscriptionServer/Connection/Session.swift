@@ -40,12 +40,14 @@ final class Session: Customer, @unchecked Sendable {
     /// Where the connection is in its life. `@exclusivity(unchecked)` for the same reason as ``output``: read on
     /// every delivery and every command, only on the server queue, never through overlapping accesses.
     @exclusivity(unchecked) private(set) var machine: ConnectionStateMachine
-    /// The name given with HELLO, sent as `from=` on its publishes.
-    var name: String?
+    /// The name given with HELLO, sent as `from=` on its publishes. `@exclusivity(unchecked)`: read on every
+    /// publish, only on the loop's queue, never through overlapping accesses.
+    @exclusivity(unchecked) var name: String?
     /// True once HELLO presented the right token (or when no token is configured).
     var isAuthenticated: Bool
-    /// True while the session waits in the server's list of sessions to flush at the end of the turn.
-    var isDirty = false
+    /// True while the session waits in the loop's list of sessions to flush at the end of the turn.
+    /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
+    @exclusivity(unchecked) var isDirty = false
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
