@@ -16,10 +16,13 @@ all: build
 deps:
 	@pkg-config --exists libsystemd 2>/dev/null || $(MAKE) --no-print-directory apt PACKAGES="pkg-config libsystemd-dev"
 
-## deps-test: deps, plus systemd's tools the tests run (systemd-analyze, systemd-socket-activate)
+## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate) and
+## iproute2's (ip for a network namespace, ss for socket timers)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
+	@command -v ip >/dev/null && command -v ss >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="iproute2"
 
 apt:
 	@echo "installing from Debian: $(PACKAGES)"
