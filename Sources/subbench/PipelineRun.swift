@@ -187,15 +187,16 @@ struct PipelineTally: Sendable {
     var messages = 0
     /// Replies read (`+OK ...` and `-ERR ...`), the final `+PONG` not included.
     var replies = 0
-    /// Replies other than `+OK 1`, and the first of them.
+    /// Replies other than `+OK 1`.
     var wrongReplies = 0
+    /// The first reply other than `+OK 1`.
     var firstWrongReply: String?
     /// The first `MSG` whose sequence number was not the next one.
     var firstOutOfOrder: String?
     /// The first point where pushes and replies were more than one apart (each SEND's push comes next to its own
     /// reply, before or after it).
     var firstOutOfStep: String?
-    /// Frames that are neither (a list, an unknown push), and the first of them.
+    /// Frames that are neither a `MSG` nor a reply to a SEND (a list, an unknown push).
     var unexpected = 0
     /// Why reading stopped early, if it did.
     var failure: String?
