@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// One benchmark run: set up, publish, wait for every delivery, check the counts, report.
+/// One benchmark run: set up, publish, wait for every delivery, check the counts, report. The fan-out scenario is
+/// measured here; the pipeline scenario by ``PipelineRun``.
 struct BenchRun {
     /// The parsed command line.
     let options: BenchOptions
@@ -29,7 +30,12 @@ struct BenchRun {
             }
             let problems: [String]
             do {
-                problems = try measure(host: host, port: port, pid: pid, board: board)
+                switch options.scenario {
+                case .fanOut:
+                    problems = try measure(host: host, port: port, pid: pid, board: board)
+                case .pipeline:
+                    problems = try PipelineRun(options: options).measure(host: host, port: port, pid: pid, board: board)
+                }
             } catch {
                 problems = [error.description]
             }

@@ -158,8 +158,18 @@ final class DaemonProcess: Sendable {
 
 /// Peak resident set size (`VmHWM` of /proc/PID/status) in bytes, or nil if it cannot be read.
 func peakResidentBytes(pid: Int32) -> Int? {
+    statusBytes(pid: pid, field: "VmHWM")
+}
+
+/// Resident set size now (`VmRSS` of /proc/PID/status) in bytes, or nil if it cannot be read.
+func residentBytes(pid: Int32) -> Int? {
+    statusBytes(pid: pid, field: "VmRSS")
+}
+
+/// A `FIELD:   N kB` line of /proc/PID/status in bytes, or nil if it cannot be read.
+private func statusBytes(pid: Int32, field: String) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 2, let kibibytes = Int(fields[1]) else { return nil }
         return kibibytes * 1024
