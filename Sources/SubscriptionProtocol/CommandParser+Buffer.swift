@@ -86,4 +86,13 @@ extension CommandParser {
         scanned = 0
         swap(&buffer, &spare)
     }
+
+    /// Frees the storage when the parser holds no bytes (an idle connection keeps no read buffer).
+    public mutating func releaseStorageIfEmpty() {
+        guard readIndex == writeIndex else { return }
+        readIndex = 0
+        writeIndex = 0
+        scanned = 0
+        buffer = []
+    }
 }

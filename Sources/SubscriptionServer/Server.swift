@@ -31,8 +31,8 @@ public final class Server: @unchecked Sendable {
     @exclusivity(unchecked) var stats = ServerStats()
 
     private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
-    /// Checks every open session against ``ServerConfiguration/liveness`` a few times a second.
-    private var livenessTimer: DispatchSourceTimer?
+    /// Runs ``housekeeping()`` a few times a second.
+    private var housekeepingTimer: DispatchSourceTimer?
     /// Every open session, by id.
     var sessions: [UInt64: Session] = [:]
     private var nextSessionID: UInt64 = 1
@@ -79,7 +79,7 @@ public final class Server: @unchecked Sendable {
                 throw error
             }
             for socket in bound { startAccepting(socket) }
-            startLivenessChecks()
+            startHousekeeping()
             return bound.map(\.address)
         }
     }
@@ -96,8 +96,8 @@ public final class Server: @unchecked Sendable {
                 if socket.ownsPath, case .unix(let path) = socket.address { unlink(path) }
             }
             self.listeners.removeAll()
-            self.livenessTimer?.cancel()
-            self.livenessTimer = nil
+            self.housekeepingTimer?.cancel()
+            self.housekeepingTimer = nil
             for session in Array(self.sessions.values) { session.drain() }
             self.loop.endOfTurn()
             self.finishDrainIfDone()
@@ -198,28 +198,29 @@ public final class Server: @unchecked Sendable {
         logger.notice("refused a connection: \(error.message)")
     }
 
-    // MARK: Liveness
+    // MARK: Housekeeping
 
-    /// Every quarter second, on the queue: sessions past `command_timeout` or `auth_timeout` are told and closed.
-    private func startLivenessChecks() {
+    /// Every quarter second, on the queue: sessions past `command_timeout` or `auth_timeout` are told and closed,
+    /// and idle sessions give back their buffers (redis's `clientsCron`).
+    private func startHousekeeping() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + Self.livenessPeriod, repeating: Self.livenessPeriod)
-        timer.setEventHandler { [unowned self] in self.checkLiveness() }
-        livenessTimer = timer
+        timer.schedule(deadline: .now() + Self.housekeepingPeriod, repeating: Self.housekeepingPeriod)
+        timer.setEventHandler { [unowned self] in self.housekeeping() }
+        housekeepingTimer = timer
         timer.resume()
     }
 
-    /// How often ``checkLiveness()`` runs; a timeout closes a session at most this late.
-    static let livenessPeriod = DispatchTimeInterval.milliseconds(250)
+    /// How often ``housekeeping()`` runs; a timeout closes a session at most this late.
+    static let housekeepingPeriod = DispatchTimeInterval.milliseconds(250)
 
-    private func checkLiveness() {
+    private func housekeeping() {
         let policy = configuration.liveness
-        guard !policy.isOff else { return }
         let now = MonotonicClock.now()
         let authenticationRequired = configuration.authToken != nil
         var expired: [(Session, LivenessPolicy.Expiry)] = []
         for session in sessions.values {
-            if let expiry = policy.expiry(
+            session.releaseIdleMemory()
+            if !policy.isOff, let expiry = policy.expiry(
                 of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
             {
                 expired.append((session, expiry))

@@ -82,6 +82,16 @@ struct OutputQueue {
         pendingBytes = 0
     }
 
+    /// Frees the chunk list and the reply buffer when nothing is queued, so an idle session holds no output
+    /// memory (they are made again by the next message or reply).
+    mutating func releaseIdleMemory() {
+        guard pendingBytes == 0 else { return }
+        chunks = []
+        head = 0
+        headOffset = 0
+        replies.releaseStorage()
+    }
+
     /// Writes as much as the socket takes, `maxVectors` chunks per writev, until it would block or all is out.
     /// Returns the bytes written in this call.
     mutating func write(

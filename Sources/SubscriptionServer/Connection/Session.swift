@@ -95,6 +95,13 @@ final class Session: Customer, @unchecked Sendable {
             isReading: machine.isReading, isAuthenticated: isAuthenticated)
     }
 
+    /// Gives back the buffers an idle session does not need: the output's chunk list and reply buffer when nothing
+    /// is queued, and the parser's storage when it holds no partial command. Called a few times a second.
+    func releaseIdleMemory() {
+        output.releaseIdleMemory()
+        parser.releaseStorageIfEmpty()
+    }
+
     /// Starts watching the socket.
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
