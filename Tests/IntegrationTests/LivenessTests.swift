@@ -160,6 +160,31 @@ final class LivenessTests: IntegrationTestCase {
         XCTAssertLessThanOrEqual(timer.seconds, 2, "keepalive due in \(timer.text): not tcp_keepalive_idle 1")
     }
 
+    /// A reload applies new keepalive settings to connections already open: idle 300 at the start (the timer is
+    /// minutes away), idle 1 after SIGHUP (due within 2 s on the same connection).
+    func testReloadAppliesNewKeepaliveToOpenConnections() throws {
+        let config = DaemonConfig(tcpKeepaliveIdle: 300, tcpKeepaliveInterval: 1, tcpKeepaliveCount: 2)
+        let daemon = try startDaemon(config)
+        let client = try connect(daemon)
+        assertOpen(client)
+        var timer: SocketTimer?
+        try eventually("a keepalive timer minutes away", timeout: 3) {
+            timer = try subdSideTimer(port: daemon.port)
+            return timer?.kind == "keepalive"
+        }
+        XCTAssertGreaterThan(timer?.seconds ?? 0, 60, "before the reload: \(String(describing: timer))")
+
+        var reloaded = config
+        reloaded.tcpKeepaliveIdle = 1
+        try reloaded.yaml.write(to: daemon.configFile, atomically: true, encoding: .utf8)
+        daemon.child.send(signal: SIGHUP)
+        try daemon.child.stderr.waitFor(substring: "configuration reloaded", timeout: 5)
+        try eventually("the open connection's keepalive is due within 2 s after the reload", timeout: 3) {
+            timer = try subdSideTimer(port: daemon.port)
+            return timer?.kind == "keepalive" && timer!.seconds <= 2
+        }
+    }
+
     /// With tcp_keepalive_idle 0, TCP keepalive is off: `ss -tno` shows no keepalive timer on subd's side of an
     /// accepted connection (checked a few times over half a second).
     func testKeepaliveIdleZeroTurnsKeepaliveOff() throws {
