@@ -52,12 +52,15 @@ test: deps-test
 	$(SWIFT) test --skip-build --disable-swift-testing
 
 ## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the pipeline
-## memory check against another subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB)
+## memory check against another subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
+## then the idle memory check against a third (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed)
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--subscribers 10 --messages 500000 --size 128 --window 1000
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--scenario pipeline --messages 300000 --size 128 --max-rss-mib 64
+	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
+		--scenario idle --connections 10000
 
 ## install: release subd and subctl to $(PREFIX)/bin, the config to /etc/subd/ (kept when it exists), the units
 ## to $(UNITDIR); DESTDIR stages it elsewhere

@@ -15,6 +15,8 @@ enum BenchScenario: String, Sendable {
     /// One connection SUBs its own number and pipelines SEND commands without reading (subd's memory while it
     /// holds a client's unread output, then every reply and push in order).
     case pipeline
+    /// N connections each SUB one number and stay idle (subd's RSS with them subscribed, then after they closed).
+    case idle
 }
 
 /// The parsed command line of subbench.
@@ -37,8 +39,13 @@ struct BenchOptions: Sendable {
     var latencySamples = 1000
     /// Seconds the whole run may take before it is abandoned.
     var timeoutSeconds = 120.0
-    /// Pipeline scenario: the most subd's peak RSS may be, in MiB.
+    /// Pipeline scenario: the most subd's peak RSS may be, in MiB; idle scenario: the most its RSS may be with every
+    /// connection subscribed (default 100).
     var maxResidentMiB = 64
+    /// Idle scenario: how many subscribed connections to open.
+    var connections = 10_000
+    /// Idle scenario: the most subd's RSS may be, in MiB, once the idle connections closed.
+    var afterCloseMaxMiB = 50
 
     /// The help text printed by `--help` and after a usage error.
     static let usage = """
@@ -47,31 +54,43 @@ struct BenchOptions: Sendable {
                         [--timeout SECONDS]
                subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario pipeline [--messages N]
                         [--size BYTES] [--number NAME] [--max-rss-mib MIB] [--timeout SECONDS]
+               subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario idle [--connections N]
+                        [--number NAME] [--max-rss-mib MIB] [--after-close-max-mib MIB] [--timeout SECONDS]
 
         Benchmark for subd. The fan-out scenario (the default): one publisher pipelines PUB frames (at most
         --window unacknowledged) to N subscribers of one number, then times --latency-samples single PUB
         round-trips. The pipeline scenario: one connection CREATEs and SUBs a number, then pipelines --messages
         SEND commands to it without reading anything until writing stalls for 1 s (subd stops reading a
         client whose replies pile up); then it reads every MSG push and +OK reply, checking their order, while
-        it writes the rest, and checks subd's peak RSS against --max-rss-mib.
+        it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
+        connection CREATEs a number, then --connections connections each SUB it and wait for +OK (nothing is
+        published); STATS must count them, and subd's RSS 1 s later must be within --max-rss-mib; then they
+        all close, STATS must count only the control connection within 30 s, and subd's RSS 2 s later must be
+        within --after-close-max-mib. It first raises its soft open-file limit to the hard limit; a subd it
+        starts inherits that limit and gets SUBD_MAX_CONNECTIONS=N+16.
 
           --subd PATH            start this subd binary on 127.0.0.1:0 and stop it at the end
                                  (default: the subd next to subbench, if there is one)
           --server HOST:PORT     use a running daemon instead
           --pid PID              with --server: the daemon's process id, to report its peak RSS
-          --scenario NAME        fan-out or pipeline (default fan-out)
+          --scenario NAME        fan-out, pipeline or idle (default fan-out)
           --subscribers N        fan-out: subscriber connections (default 10)
           --messages N           messages to publish (default 500000; pipeline: 300000)
           --size BYTES           payload size (default 128; pipeline: at least 10)
           --window N             fan-out: most publishes in flight (default 1000)
           --number NAME          subscription number to use (default BENCH)
           --latency-samples N    fan-out: single PUB round-trips to time afterwards, 0 for none (default 1000)
-          --max-rss-mib MIB      pipeline: the most subd's peak RSS may be (default 64)
+          --connections N        idle: subscribed connections to open (default 10000)
+          --max-rss-mib MIB      pipeline: the most subd's peak RSS may be (default 64); idle: the most its
+                                 RSS may be with every connection subscribed (default 100)
+          --after-close-max-mib MIB
+                                 idle: the most subd's RSS may be 2 s after they closed (default 50)
           --timeout SECONDS      give up after this long (default 120)
 
         Exit status: 0 all messages delivered and counted right (pipeline: and subd's peak RSS within the
-        limit), 1 timeout, lost, extra, reordered or miscounted messages, a server error or (pipeline) a
-        peak RSS over the limit, 64 usage error.
+        limit; idle: every connection subscribed, STATS counted right and subd's RSS within both limits), 1
+        timeout, lost, extra, reordered or miscounted messages, a server error, an RSS over a limit or (idle)
+        an open-file limit too low for --connections, 64 usage error.
         """
 
     /// Parses the arguments that follow the program name; `nil` means help was asked for.
@@ -108,10 +127,12 @@ struct BenchOptions: Sendable {
             case "--window": options.window = try count(argument, minimum: 1)
             case "--latency-samples": options.latencySamples = try count(argument, minimum: 0)
             case "--max-rss-mib": options.maxResidentMiB = try count(argument, minimum: 1)
+            case "--connections": options.connections = try count(argument, minimum: 1)
+            case "--after-close-max-mib": options.afterCloseMaxMiB = try count(argument, minimum: 1)
             case "--scenario":
                 let name = try value(argument)
                 guard let scenario = BenchScenario(rawValue: name) else {
-                    throw .usage("--scenario needs fan-out or pipeline, not '\(name)'")
+                    throw .usage("--scenario needs fan-out, pipeline or idle, not '\(name)'")
                 }
                 options.scenario = scenario
             case "--number":
@@ -135,14 +156,20 @@ struct BenchOptions: Sendable {
         return options
     }
 
-    /// Gives the pipeline scenario its own defaults and refuses options that do not go with the chosen scenario.
+    /// Gives the pipeline and idle scenarios their own defaults and refuses options that do not go with the chosen
+    /// scenario.
     private mutating func applyScenarioDefaults(given: Set<String>) throws(BenchError) {
+        let idleOnly = ["--connections", "--after-close-max-mib"]
         switch scenario {
         case .fanOut:
-            if given.contains("--max-rss-mib") { throw .usage("--max-rss-mib goes with --scenario pipeline") }
+            if given.contains("--max-rss-mib") { throw .usage("--max-rss-mib goes with --scenario pipeline or idle") }
+            for option in idleOnly where given.contains(option) { throw .usage("\(option) goes with --scenario idle") }
         case .pipeline:
             for option in ["--subscribers", "--window", "--latency-samples"] where given.contains(option) {
                 throw .usage("\(option) goes with the fan-out scenario, not --scenario pipeline")
+            }
+            for option in idleOnly where given.contains(option) {
+                throw .usage("\(option) goes with --scenario idle, not --scenario pipeline")
             }
             if !given.contains("--messages") { messages = 300_000 }
             latencySamples = 0
@@ -150,6 +177,13 @@ struct BenchOptions: Sendable {
                 throw .usage("--scenario pipeline needs --size of at least 10 (each payload starts with its "
                     + "10-digit sequence number)")
             }
+        case .idle:
+            for option in ["--subscribers", "--messages", "--size", "--window", "--latency-samples"]
+            where given.contains(option) {
+                throw .usage("\(option) does not go with --scenario idle (it publishes nothing)")
+            }
+            if !given.contains("--max-rss-mib") { maxResidentMiB = 100 }
+            latencySamples = 0
         }
     }
 

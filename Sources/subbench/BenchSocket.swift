@@ -79,6 +79,14 @@ struct BenchSocket: Sendable {
         }
     }
 
+    /// Makes a blocking `read` give up with `EAGAIN` after `seconds` without a byte (`SO_RCVTIMEO`).
+    func setReceiveTimeout(seconds: Int) throws(BenchError) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+            throw .io(what: "setting SO_RCVTIMEO", errno: errno)
+        }
+    }
+
     /// Writes a short command line such as `SUB BENCH\n`.
     func writeAll(_ text: String, what: String) throws(BenchError) {
         let failure: BenchError? = Array(text.utf8).withUnsafeBytes { bytes in
