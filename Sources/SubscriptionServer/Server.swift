@@ -30,7 +30,7 @@ public final class Server: @unchecked Sendable {
     /// publish, only on the queue, and never through two overlapping accesses.
     @exclusivity(unchecked) var stats = ServerStats()
 
-    private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
+    private var listeners: [Listener] = []
     /// Runs ``housekeeping()`` a few times a second.
     private var housekeepingTimer: DispatchSourceTimer?
     /// Every open session, by id.
@@ -91,9 +91,11 @@ public final class Server: @unchecked Sendable {
             guard !self.isDraining else { return }
             self.isDraining = true
             self.drainCompletion = completion
-            for (socket, source) in self.listeners {
-                source.cancel()
-                if socket.ownsPath, case .unix(let path) = socket.address { unlink(path) }
+            for listener in self.listeners {
+                // A suspended source must be resumed before it is cancelled.
+                if listener.isPaused { listener.source.resume() }
+                listener.source.cancel()
+                if listener.socket.ownsPath, case .unix(let path) = listener.socket.address { unlink(path) }
             }
             self.listeners.removeAll()
             self.housekeepingTimer?.cancel()
@@ -131,15 +133,45 @@ public final class Server: @unchecked Sendable {
 
     // MARK: Accepting
 
+    /// A listening socket and the source that watches it.
+    private struct Listener {
+        let socket: ListeningSocket
+        let source: DispatchSourceRead
+        /// True while accepting is paused after a failed accept (the source is suspended).
+        var isPaused = false
+    }
+
+    /// How long accepting pauses after accept(2) failed (out of descriptors, out of memory).
+    static let acceptPause = DispatchTimeInterval.milliseconds(250)
+
     private func startAccepting(_ socket: ListeningSocket) {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
         // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
         let isTCP = if case .tcp = socket.address { true } else { false }
         source.setEventHandler { self.acceptConnections(on: socket.fd, isTCP: isTCP) }
         source.setCancelHandler { Syscall.close(socket.fd) }
-        listeners.append((socket, source))
+        listeners.append(Listener(socket: socket, source: source))
         source.resume()
         logger.info("listening on \(socket.address)")
+    }
+
+    /// accept(2) failed (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection stays in the backlog, so the listener
+    /// stays readable, and retrying at once would spin. Accepting pauses on that listener for ``acceptPause``.
+    private func pauseAccepting(on listenFD: Int32, after error: SystemCallError) {
+        guard let index = listeners.firstIndex(where: { $0.socket.fd == listenFD }), !listeners[index].isPaused else {
+            return
+        }
+        stats.acceptFailures += 1
+        listeners[index].isPaused = true
+        listeners[index].source.suspend()
+        logger.warning("accept failed: \(error); accepting on \(listeners[index].socket.address) pauses for 250 ms")
+        queue.asyncAfter(deadline: .now() + Self.acceptPause) {
+            guard let index = self.listeners.firstIndex(where: { $0.socket.fd == listenFD }),
+                self.listeners[index].isPaused
+            else { return }
+            self.listeners[index].isPaused = false
+            self.listeners[index].source.resume()
+        }
     }
 
     private func acceptConnections(on listenFD: Int32, isTCP: Bool) {
@@ -148,8 +180,7 @@ public final class Server: @unchecked Sendable {
             do {
                 accepted = try Syscall.accept(listenFD)
             } catch {
-                // EMFILE and friends: log and retry on the next event rather than spin.
-                logger.warning("accept failed: \(error)")
+                pauseAccepting(on: listenFD, after: error)
                 return
             }
             guard let fd = accepted else { return }

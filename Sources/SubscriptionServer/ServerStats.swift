@@ -20,6 +20,8 @@ public struct ServerStats: Sendable, Equatable {
     public var closed: [CloseReason: UInt64] = [:]
     /// Connections refused at `max_connections`.
     public var refusedConnections: UInt64 = 0
+    /// Times accept(2) failed (out of descriptors or memory) and accepting paused.
+    public var acceptFailures: UInt64 = 0
     /// Subscribers cut off for passing `max_pending`.
     public var slowConsumers: UInt64 { closed[.slowConsumer] ?? 0 }
     /// Malformed commands answered with -ERR by the parser.
@@ -44,6 +46,7 @@ public struct ServerStats: Sendable, Equatable {
             "slow_consumers \(slowConsumers)",
             "protocol_errors \(protocolErrors)",
             "refused_connections \(refusedConnections)",
+            "accept_failures \(acceptFailures)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
     }
 }
