@@ -16,10 +16,13 @@ all: build
 deps:
 	@pkg-config --exists libsystemd 2>/dev/null || $(MAKE) --no-print-directory apt PACKAGES="pkg-config libsystemd-dev"
 
-## deps-test: deps, plus systemd's tools the tests run (systemd-analyze, systemd-socket-activate)
+## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate) and
+## iproute2's (ip for a network namespace, ss for socket timers)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
+	@command -v ip >/dev/null && command -v ss >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="iproute2"
 
 apt:
 	@echo "installing from Debian: $(PACKAGES)"
@@ -48,10 +51,16 @@ test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 
-## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B)
+## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the pipeline
+## memory check against another subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
+## then the idle memory check against a third (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed)
 bench: release
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--subscribers 10 --messages 500000 --size 128 --window 1000
+	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
+		--scenario pipeline --messages 300000 --size 128 --max-rss-mib 64
+	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
+		--scenario idle --connections 10000
 
 ## install: release subd and subctl to $(PREFIX)/bin, the config to /etc/subd/ (kept when it exists), the units
 ## to $(UNITDIR); DESTDIR stages it elsewhere

@@ -83,7 +83,10 @@ let package = Package(
         ),
         // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
         // where they need none.
-        .testTarget(name: "SubscriptionServerTests", dependencies: ["SubscriptionServer", "TestSupport"]),
+        .testTarget(
+            name: "SubscriptionServerTests",
+            dependencies: ["SubscriptionServer", "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
+        ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
         .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"]),

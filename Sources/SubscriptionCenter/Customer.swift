@@ -3,7 +3,7 @@
 ///
 /// In the daemon a customer is a client session; in tests it is any small class.
 public protocol Customer<Message>: AnyObject {
-    /// What the center delivers (for the daemon: an encoded `MSG` frame shared by every receiver).
+    /// What the center delivers (for the daemon: a `Publication`, whose `MSG` frame is shared by every receiver).
     associatedtype Message
 
     /// Called once per matching send, however many of this customer's subscriptions match the number.
@@ -11,6 +11,12 @@ public protocol Customer<Message>: AnyObject {
     ///
     /// It may call back into the center (subscribe, unsubscribe, send, ...).
     func receive(_ message: Message, on number: String) -> Bool
+
+    /// Called when a number this customer was subscribed to exactly was removed (the daemon's `GONE` push); the
+    /// subscription is gone already. Wildcard subscriptions that matched the number stay, and are not told.
+    ///
+    /// It may call back into the center.
+    func numberRemoved(_ number: String)
 }
 
 /// The seed of the design: `NSNotificationCenter`, with its words mapped to ours.

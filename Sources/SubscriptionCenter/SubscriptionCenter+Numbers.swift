@@ -24,8 +24,10 @@ extension SubscriptionCenter {
 
     /// Removes the number. Its exact subscriptions are dropped; wildcard subscriptions that matched it stay.
     ///
-    /// Returns the live customers that had an exact subscription to it, so that the daemon can tell them `GONE`.
-    /// Throws ``CenterError/notFound(_:)`` when no such number exists.
+    /// Each live customer that had an exact subscription to it is told with ``Customer/numberRemoved(_:)`` (the
+    /// daemon's `GONE`), once the number is gone; those customers are returned. Throws
+    /// ``CenterError/notFound(_:)`` when no such number exists.
+    @discardableResult
     public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
         let key = NameKey(number)
         guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
@@ -41,6 +43,7 @@ extension SubscriptionCenter {
                 purge(record)
             }
         }
+        for customer in gone { customer.numberRemoved(number) }
         return gone
     }
 

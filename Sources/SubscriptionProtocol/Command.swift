@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// One parsed client command (shared/PROTOCOL.md, "Commands"). Numbers and patterns are valid already:
 /// the parser reports invalid ones as `NAME` errors, so a `Command` never holds one.
 public enum Command: Equatable, Sendable {
@@ -11,9 +13,10 @@ public enum Command: Equatable, Sendable {
     case subscribe(pattern: String, from: String?)
     /// `UNSUB <pattern>`.
     case unsubscribe(pattern: String)
-    /// `PUB <number> <nbytes>` LF payload LF. The payload is a slice of the parser's buffer, not a copy;
-    /// drop it (or copy it) before appending more bytes to the parser, or that append copies the buffer.
-    case publish(number: String, payload: ArraySlice<UInt8>)
+    /// `PUB <number> <nbytes>[ <key>=<value>...]` LF payload LF. The payload is a slice of the parser's buffer, not
+    /// a copy; drop it (or copy it) before appending more bytes to the parser, or that append copies the buffer.
+    /// The info pairs are checked (``InfoPair``), in the order given.
+    case publish(number: String, payload: ArraySlice<UInt8>, info: [InfoPair])
     /// `SEND <number> <text>`: the text as bytes, a slice of the parser's buffer like a `PUB` payload.
     case send(number: String, payload: ArraySlice<UInt8>)
     /// `LIST [<pattern>]`.

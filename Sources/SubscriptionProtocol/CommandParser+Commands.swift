@@ -2,24 +2,53 @@ import SubscriptionWire
 
 /// The commands whose arguments need more than one name.
 extension CommandParser {
-    /// `PUB <number> <nbytes>`: checks nbytes now, the number once the payload is consumed.
+    /// `PUB <number> <nbytes>[ <key>=<value>...]`: checks nbytes now (a size over `maxPayload`, however many digits
+    /// it has, is `TOOBIG`), the number and the info pairs once the payload is consumed (so a bad one leaves the
+    /// stream in step).
     func parsePublish(_ line: inout LineReader) -> LineOutcome {
         guard let number = line.word(), let size = line.word() else {
             return .failure(ErrorText.missingArgument(.pub))
         }
-        guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.pub)) }
-        guard size.count <= 10 else { return .failure(ErrorText.invalidPayloadSize(buffer[size])) }
         var count = 0
         for byte in buffer[size] {
             guard byte >= ASCII.zero && byte <= ASCII.nine else {
                 return .failure(ErrorText.invalidPayloadSize(buffer[size]))
             }
-            count = count * 10 + Int(byte - ASCII.zero)
+            // Saturates: a size of any length over the limit is TOOBIG, not a malformed number.
+            let (times10, overflow1) = count.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int(byte - ASCII.zero))
+            count = overflow1 || overflow2 ? .max : sum
         }
         guard count <= limits.maxPayload else {
-            return .failure(ErrorText.payloadTooBig(count, limit: limits.maxPayload))
+            return .failure(ErrorText.payloadTooBig(buffer[size], limit: limits.maxPayload))
         }
-        return .publishHeader(number: number, count: count)
+        return .publishHeader(number: number, count: count, info: parseInfoPairs(&line))
+    }
+
+    /// The `<key>=<value>` pairs after a `PUB`'s size, checked by the wire's rule (``InfoPair``).
+    private func parseInfoPairs(_ line: inout LineReader) -> Result<[InfoPair], ProtocolError> {
+        var pairs: [InfoPair] = []
+        while let word = line.word() {
+            guard let (key, value) = line.keyValue(word) else {
+                return .failure(ErrorText.malformedInfoPair(buffer[word]))
+            }
+            guard pairs.count < InfoPair.maxCount else {
+                var total = pairs.count + 1
+                while line.word() != nil { total += 1 }
+                return .failure(ErrorText.infoPair(.tooMany(total)))
+            }
+            do throws(InfoPair.Problem) {
+                try InfoPair.checkKey(buffer[key])
+                try InfoPair.checkValue(buffer[value])
+            } catch {
+                return .failure(ErrorText.infoPair(error))
+            }
+            let pair = InfoPair(
+                key: String(decoding: buffer[key], as: UTF8.self), value: String(decoding: buffer[value], as: UTF8.self))
+            if pairs.contains(where: { $0.key == pair.key }) { return .failure(ErrorText.infoPair(.duplicateKey(pair.key))) }
+            pairs.append(pair)
+        }
+        return .success(pairs)
     }
 
     /// `SEND <number> <text>`: the text is everything after the one space that follows the number.

@@ -75,8 +75,13 @@ extension CommandParser {
         } catch {
             return .failure(Self.invalidName("number", numberBytes, error))
         }
+        let info: [InfoPair]
+        switch pending.info {
+        case .success(let pairs): info = pairs
+        case .failure(let error): return .failure(error)
+        }
         let number = String(decoding: numberBytes, as: UTF8.self)
-        return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd]))
+        return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
     }
 
     static func lineTooLong(_ maxLine: Int) -> ProtocolError {

@@ -8,8 +8,9 @@ enum LineOutcome {
     case command(Command)
     /// A malformed command.
     case failure(ProtocolError)
-    /// A valid `PUB` line: the payload of `count` bytes follows. `number` (absolute indexes) is not checked yet.
-    case publishHeader(number: Range<Int>, count: Int)
+    /// A valid `PUB` line: the payload of `count` bytes follows. `number` (absolute indexes) is not checked yet;
+    /// `info` is the pairs, or the error to answer once the payload is consumed.
+    case publishHeader(number: Range<Int>, count: Int, info: Result<[InfoPair], ProtocolError>)
 }
 
 extension CommandParser {

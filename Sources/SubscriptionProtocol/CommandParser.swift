@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// The server side of the line protocol: turns the bytes a client sends into ``Command`` values.
 ///
 /// A byte-level state machine over one growable `[UInt8]` buffer with a read index and a write index
@@ -27,12 +29,13 @@
 /// - `SEND <number> <text>`: the text is everything after the ONE space that follows the number, to the end of
 ///   the line (CR dropped), so `SEND N  x` sends `" x"` and `SEND N ` sends an empty text. `SEND N` with no
 ///   space after the number is `PROTO`. A text over ``ProtocolLimits/maxPayload`` bytes is `TOOBIG` and closes.
-/// - `PUB <number> <nbytes>` LF, then exactly nbytes bytes (any bytes, LF included), then LF or CR LF. nbytes
-///   must be 1 to 10 ASCII digits, else `PROTO` and the connection stays open with nothing more consumed (the
-///   bytes after that line are read as commands). nbytes over `maxPayload` is `TOOBIG` and closes. If the bytes
-///   after the payload are not LF or CR LF, that is `PROTO` and closes ("no LF after a payload"). The number is
-///   checked only after the payload is consumed, so an invalid number is `NAME`, the stream stays in sync and
-///   the connection open. The payload is returned as a slice of the buffer, not copied.
+/// - `PUB <number> <nbytes>[ <key>=<value>...]` LF, then exactly nbytes bytes (any bytes, LF included), then LF or
+///   CR LF. nbytes must be ASCII digits, else `PROTO` and the connection stays open with nothing more consumed (the
+///   bytes after that line are read as commands). nbytes over `maxPayload`, however many digits it has, is
+///   `TOOBIG` and closes. If the bytes after the payload are not LF or CR LF, that is `PROTO` and closes ("no LF
+///   after a payload"). The number and the info pairs (``InfoPair``: at most 16, no reserved key, no key twice)
+///   are checked only after the payload is consumed, so an invalid number is `NAME`, a bad pair `PROTO`, the
+///   stream stays in sync and the connection open. The payload is returned as a slice of the buffer, not copied.
 /// - After a failure whose `closesConnection` is true the parser is finished: ``next()`` returns nil forever
 ///   and bytes appended later are dropped.
 ///
@@ -76,6 +79,8 @@ public struct CommandParser {
         var payloadOffset: Int
         /// The announced payload size.
         var payloadCount: Int
+        /// The info pairs, or the error to answer once the payload is consumed.
+        var info: Result<[InfoPair], ProtocolError>
     }
 
     /// Makes an empty parser enforcing `limits`.
@@ -121,12 +126,13 @@ public struct CommandParser {
                         if error.closesConnection { return fail(error) }
                         readIndex = span.end
                         return .failure(error)
-                    case .publishHeader(let number, let count):
+                    case .publishHeader(let number, let count, let info):
                         state = .awaitingPayload(PendingPublish(
                             numberOffset: number.lowerBound - readIndex,
                             numberCount: number.count,
                             payloadOffset: span.end - readIndex,
-                            payloadCount: count
+                            payloadCount: count,
+                            info: info
                         ))
                     }
                 }

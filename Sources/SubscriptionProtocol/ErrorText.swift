@@ -55,13 +55,22 @@ enum ErrorText {
     static func invalidPayloadSize(_ bytes: ArraySlice<UInt8>) -> ProtocolError {
         ProtocolError(
             .proto,
-            "invalid payload size '\(quote(bytes, limit: 32))': it must be 1 to 10 ASCII digits; "
-                + "usage: \(Verb.pub.usage)"
+            "invalid payload size '\(quote(bytes, limit: 32))': it must be ASCII digits; usage: \(Verb.pub.usage)"
         )
     }
 
-    static func payloadTooBig(_ count: Int, limit: Int) -> ProtocolError {
-        ProtocolError(.tooBig, "payload of \(count) bytes is over the limit of \(limit) bytes", closesConnection: true)
+    static func payloadTooBig(_ size: ArraySlice<UInt8>, limit: Int) -> ProtocolError {
+        ProtocolError(
+            .tooBig, "payload of \(quote(size, limit: 32)) bytes is over the limit of \(limit) bytes",
+            closesConnection: true)
+    }
+
+    static func malformedInfoPair(_ word: ArraySlice<UInt8>) -> ProtocolError {
+        ProtocolError(.proto, "'\(quote(word, limit: 32))' is not an info pair <key>=<value>; usage: \(Verb.pub.usage)")
+    }
+
+    static func infoPair(_ problem: InfoPair.Problem) -> ProtocolError {
+        ProtocolError(.proto, "\(problem)")
     }
 
     static func textTooBig(_ count: Int, limit: Int) -> ProtocolError {

@@ -23,7 +23,7 @@ enum Verb: CaseIterable, Sendable {
     /// The command's syntax, quoted in `PROTO` errors.
     var usage: String {
         switch self {
-        case .pub: return "PUB <number> <nbytes>"
+        case .pub: return "PUB <number> <nbytes> [<key>=<value>...]"
         case .send: return "SEND <number> <text>"
         case .ping: return "PING [<text>]"
         case .sub: return "SUB <pattern> [from=<client-name>]"

@@ -18,30 +18,24 @@ import SubscriptionSystem
 /// Use from any thread: the public methods hop onto the queue.
 public final class Server: @unchecked Sendable {
     /// The queue that owns all state.
-    public let queue = DispatchQueue(label: "subd.loop")
-    /// The subscription service center, keyed by number; messages are pre-encoded frames.
-    let center: SubscriptionCenter<Frame>
+    public var queue: DispatchQueue { loop.queue }
+    /// The event loop the sessions run on.
+    let loop = EventLoop(queue: DispatchQueue(label: "subd.loop"))
+    /// The subscription service center; what it fans out are publications, each framed once.
+    let center: SubscriptionCenter<Publication>
     /// Configuration in force; ``reconfigure(_:)`` replaces it on a reload.
     var configuration: ServerConfiguration
     /// Where events are logged.
     let logger: Logger
-    /// Counters for STATS.
-    var stats = ServerStats()
-    /// A reusable buffer replies are encoded into before they are queued.
-    var scratch: [UInt8] = []
-    /// A reusable buffer for input that is read only to be dropped.
-    var discardBuffer = [UInt8](repeating: 0, count: 65_536)
-    /// Reusable iovec array for writev.
-    let vectors: UnsafeMutablePointer<iovec>
-    /// How many iovecs one writev may take.
-    let maxVectors: Int
+    /// Counters for STATS (the traffic counters live in ``loop``). `@exclusivity(unchecked)`: changed on every
+    /// publish, only on the queue, and never through two overlapping accesses.
+    @exclusivity(unchecked) var stats = ServerStats()
 
-    private var listeners: [(socket: ListeningSocket, source: DispatchSourceRead)] = []
-    /// Checks every open session against ``ServerConfiguration/liveness`` a few times a second.
-    private var livenessTimer: DispatchSourceTimer?
+    private var listeners: [Listener] = []
+    /// Runs ``housekeeping()`` a few times a second.
+    private var housekeepingTimer: DispatchSourceTimer?
     /// Every open session, by id.
     var sessions: [UInt64: Session] = [:]
-    private var dirty: [Session] = []
     private var nextSessionID: UInt64 = 1
     /// True once shutdown began: no new connections, every session closes as soon as its output is out.
     private(set) var isDraining = false
@@ -56,12 +50,6 @@ public final class Server: @unchecked Sendable {
         self.center = SubscriptionCenter(
             limits: .init(maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
         )
-        self.maxVectors = Int(min(subd_iov_max(), 1024))
-        self.vectors = .allocate(capacity: maxVectors)
-    }
-
-    deinit {
-        vectors.deallocate()
     }
 
     /// Creates the configured numbers, binds every listen address (or adopts `inheritedDescriptors`, the sockets
@@ -92,7 +80,7 @@ public final class Server: @unchecked Sendable {
                 throw error
             }
             for socket in bound { startAccepting(socket) }
-            startLivenessChecks()
+            startHousekeeping()
             return bound.map(\.address)
         }
     }
@@ -104,15 +92,17 @@ public final class Server: @unchecked Sendable {
             guard !self.isDraining else { return }
             self.isDraining = true
             self.drainCompletion = completion
-            for (socket, source) in self.listeners {
-                source.cancel()
-                if socket.ownsPath, case .unix(let path) = socket.address { unlink(path) }
+            for listener in self.listeners {
+                // A suspended source must be resumed before it is cancelled.
+                if listener.isPaused { listener.source.resume() }
+                listener.source.cancel()
+                if listener.socket.ownsPath, case .unix(let path) = listener.socket.address { unlink(path) }
             }
             self.listeners.removeAll()
-            self.livenessTimer?.cancel()
-            self.livenessTimer = nil
+            self.housekeepingTimer?.cancel()
+            self.housekeepingTimer = nil
             for session in Array(self.sessions.values) { session.drain() }
-            self.endOfTurn()
+            self.loop.endOfTurn()
             self.finishDrainIfDone()
             self.queue.asyncAfter(deadline: .now() + self.configuration.drainSeconds) {
                 guard self.drainCompletion != nil else { return }
@@ -133,6 +123,9 @@ public final class Server: @unchecked Sendable {
     public func currentStats() -> ServerStats {
         dispatchPrecondition(condition: .onQueue(queue))
         var copy = stats
+        copy.bytesIn = loop.traffic.bytesIn
+        copy.bytesOut = loop.traffic.bytesOut
+        copy.protocolErrors = loop.traffic.protocolErrors
         copy.connections = sessions.count
         copy.numbers = center.numberCount
         copy.subscriptions = center.subscriptionCount
@@ -141,15 +134,45 @@ public final class Server: @unchecked Sendable {
 
     // MARK: Accepting
 
+    /// A listening socket and the source that watches it.
+    private struct Listener {
+        let socket: ListeningSocket
+        let source: DispatchSourceRead
+        /// True while accepting is paused after a failed accept (the source is suspended).
+        var isPaused = false
+    }
+
+    /// How long accepting pauses after accept(2) failed (out of descriptors, out of memory).
+    static let acceptPause = DispatchTimeInterval.milliseconds(250)
+
     private func startAccepting(_ socket: ListeningSocket) {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
         // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
         let isTCP = if case .tcp = socket.address { true } else { false }
         source.setEventHandler { self.acceptConnections(on: socket.fd, isTCP: isTCP) }
         source.setCancelHandler { Syscall.close(socket.fd) }
-        listeners.append((socket, source))
+        listeners.append(Listener(socket: socket, source: source))
         source.resume()
         logger.info("listening on \(socket.address)")
+    }
+
+    /// accept(2) failed (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection stays in the backlog, so the listener
+    /// stays readable, and retrying at once would spin. Accepting pauses on that listener for ``acceptPause``.
+    private func pauseAccepting(on listenFD: Int32, after error: SystemCallError) {
+        guard let index = listeners.firstIndex(where: { $0.socket.fd == listenFD }), !listeners[index].isPaused else {
+            return
+        }
+        stats.acceptFailures += 1
+        listeners[index].isPaused = true
+        listeners[index].source.suspend()
+        logger.warning("accept failed: \(error); accepting on \(listeners[index].socket.address) pauses for 250 ms")
+        queue.asyncAfter(deadline: .now() + Self.acceptPause) {
+            guard let index = self.listeners.firstIndex(where: { $0.socket.fd == listenFD }),
+                self.listeners[index].isPaused
+            else { return }
+            self.listeners[index].isPaused = false
+            self.listeners[index].source.resume()
+        }
     }
 
     private func acceptConnections(on listenFD: Int32, isTCP: Bool) {
@@ -158,8 +181,7 @@ public final class Server: @unchecked Sendable {
             do {
                 accepted = try Syscall.accept(listenFD)
             } catch {
-                // EMFILE and friends: log and retry on the next event rather than spin.
-                logger.warning("accept failed: \(error)")
+                pauseAccepting(on: listenFD, after: error)
                 return
             }
             guard let fd = accepted else { return }
@@ -184,7 +206,8 @@ public final class Server: @unchecked Sendable {
                 id: nextSessionID,
                 fd: fd,
                 isTCP: isTCP,
-                server: self,
+                loop: loop,
+                owner: self,
                 limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
                 needsAuthentication: configuration.authToken != nil
@@ -192,7 +215,7 @@ public final class Server: @unchecked Sendable {
             nextSessionID += 1
             sessions[session.id] = session
             stats.totalConnections += 1
-            session.start(on: queue)
+            session.start()
             logger.debug("client connected", metadata: ["session": "\(session.id)"])
         }
     }
@@ -207,49 +230,29 @@ public final class Server: @unchecked Sendable {
         logger.notice("refused a connection: \(error.message)")
     }
 
-    // MARK: Turns
+    // MARK: Housekeeping
 
-    /// Adds a session to the list flushed at the end of this turn.
-    func markDirty(_ session: Session) {
-        guard !session.isDirty else { return }
-        session.isDirty = true
-        dirty.append(session)
-    }
-
-    /// Ends a turn: one flush (writev) per session that got output.
-    func endOfTurn() {
-        var index = 0
-        while index < dirty.count {
-            let session = dirty[index]
-            session.isDirty = false
-            session.flush()
-            index += 1
-        }
-        dirty.removeAll(keepingCapacity: true)
-    }
-
-    // MARK: Liveness
-
-    /// Every quarter second, on the queue: sessions past `command_timeout` or `auth_timeout` are told and closed.
-    private func startLivenessChecks() {
+    /// Every quarter second, on the queue: sessions past `command_timeout` or `auth_timeout` are told and closed,
+    /// and idle sessions give back their buffers (redis's `clientsCron`).
+    private func startHousekeeping() {
         let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + Self.livenessPeriod, repeating: Self.livenessPeriod)
-        timer.setEventHandler { [unowned self] in self.checkLiveness() }
-        livenessTimer = timer
+        timer.schedule(deadline: .now() + Self.housekeepingPeriod, repeating: Self.housekeepingPeriod)
+        timer.setEventHandler { [unowned self] in self.housekeeping() }
+        housekeepingTimer = timer
         timer.resume()
     }
 
-    /// How often ``checkLiveness()`` runs; a timeout closes a session at most this late.
-    static let livenessPeriod = DispatchTimeInterval.milliseconds(250)
+    /// How often ``housekeeping()`` runs; a timeout closes a session at most this late.
+    static let housekeepingPeriod = DispatchTimeInterval.milliseconds(250)
 
-    private func checkLiveness() {
+    private func housekeeping() {
         let policy = configuration.liveness
-        guard !policy.isOff else { return }
         let now = MonotonicClock.now()
         let authenticationRequired = configuration.authToken != nil
         var expired: [(Session, LivenessPolicy.Expiry)] = []
         for session in sessions.values {
-            if let expiry = policy.expiry(
+            session.releaseIdleMemory()
+            if !policy.isOff, let expiry = policy.expiry(
                 of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
             {
                 expired.append((session, expiry))
@@ -261,40 +264,42 @@ public final class Server: @unchecked Sendable {
                 "closing a connection: \(expiry.error.message)", metadata: ["session": "\(session.id)"])
             session.expire(expiry)
         }
-        endOfTurn()
+        loop.endOfTurn()
     }
 
     // MARK: Closing
 
-    /// The session takes no more commands: it leaves the center at once (no later send counts it).
+    private func finishDrainIfDone() {
+        guard isDraining, sessions.isEmpty, let completion = drainCompletion else { return }
+        drainCompletion = nil
+        completion()
+    }
+}
+
+extension Server: SessionOwner {
     func sessionStoppedServing(_ session: Session) {
         center.removeAll(session)
     }
 
-    /// Drops a subscriber that cannot keep up; the publisher and every other subscriber go on.
-    func cutSlowConsumer(_ session: Session) {
+    func sessionFellBehind(_ session: Session) {
         logger.warning(
             "slow consumer cut off: pending output passed max_pending",
             metadata: ["session": "\(session.id)", "held": "\(session.output.heldBytes)",
                        "max_pending": "\(configuration.maxPending)"]
         )
-        session.fail(.slowConsumer)
     }
 
-    /// Closes a session now: out of the center, out of the table, descriptor released. Only a session calls this,
-    /// when its state machine says close.
-    func close(_ session: Session, reason: CloseReason) {
+    func sessionFailed(_ session: Session, with error: ProtocolError) {
+        logger.debug("closing session after error", metadata: ["session": "\(session.id)", "error": "\(error.code.rawValue)"])
+    }
+
+    /// Out of the center, out of the table, descriptor released, counted under its reason.
+    func sessionClosed(_ session: Session, reason: CloseReason) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
         center.removeAll(session)
         session.tearDown()
         stats.closed[reason, default: 0] += 1
         logger.debug("client disconnected", metadata: ["session": "\(session.id)", "reason": "\(reason.rawValue)"])
         if isDraining { finishDrainIfDone() }
-    }
-
-    private func finishDrainIfDone() {
-        guard isDraining, sessions.isEmpty, let completion = drainCompletion else { return }
-        drainCompletion = nil
-        completion()
     }
 }

@@ -20,6 +20,8 @@ public struct ServerStats: Sendable, Equatable {
     public var closed: [CloseReason: UInt64] = [:]
     /// Connections refused at `max_connections`.
     public var refusedConnections: UInt64 = 0
+    /// Times accept(2) failed (out of descriptors or memory) and accepting paused.
+    public var acceptFailures: UInt64 = 0
     /// Subscribers cut off for passing `max_pending`.
     public var slowConsumers: UInt64 { closed[.slowConsumer] ?? 0 }
     /// Malformed commands answered with -ERR by the parser.
@@ -27,6 +29,26 @@ public struct ServerStats: Sendable, Equatable {
 
     /// Makes zeroed counters.
     public init() {}
+
+    /// The STATS lines, `key value` (docs/PROTOCOL.md lists the keys).
+    func lines(uptime: Duration) -> [String] {
+        [
+            "version \(SubdVersion.current)",
+            "uptime_seconds \(uptime.components.seconds)",
+            "connections \(connections)",
+            "total_connections \(totalConnections)",
+            "numbers \(numbers)",
+            "subscriptions \(subscriptions)",
+            "messages_published \(messagesPublished)",
+            "messages_delivered \(messagesDelivered)",
+            "bytes_in \(bytesIn)",
+            "bytes_out \(bytesOut)",
+            "slow_consumers \(slowConsumers)",
+            "protocol_errors \(protocolErrors)",
+            "refused_connections \(refusedConnections)",
+            "accept_failures \(acceptFailures)",
+        ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
+    }
 }
 
 /// The daemon's version, shown by HELLO and STATS.

@@ -16,6 +16,8 @@ enum BenchError: Error, CustomStringConvertible {
     case refused(command: String, reply: String)
     /// The subd binary could not be started or did not report its port.
     case daemon(String)
+    /// A system limit (open files) is too low for the run; the text says which and what to change.
+    case limit(String)
 
     var description: String {
         switch self {
@@ -31,7 +33,7 @@ enum BenchError: Error, CustomStringConvertible {
             return "protocol violation from the server: \(text)"
         case .refused(let command, let reply):
             return "the server refused '\(command)': \(reply)"
-        case .daemon(let text):
+        case .daemon(let text), .limit(let text):
             return text
         }
     }

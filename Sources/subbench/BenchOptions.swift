@@ -8,10 +8,23 @@ enum BenchTarget: Sendable {
     case running(host: String, port: String, pid: Int32?)
 }
 
+/// What a run measures.
+enum BenchScenario: String, Sendable {
+    /// One publisher pipelines PUB frames to N subscribers of one number (throughput, latency, peak RSS).
+    case fanOut = "fan-out"
+    /// One connection SUBs its own number and pipelines SEND commands without reading (subd's memory while it
+    /// holds a client's unread output, then every reply and push in order).
+    case pipeline
+    /// N connections each SUB one number and stay idle (subd's RSS with them subscribed, then after they closed).
+    case idle
+}
+
 /// The parsed command line of subbench.
 struct BenchOptions: Sendable {
     /// The daemon to measure.
     var target: BenchTarget
+    /// What to measure.
+    var scenario = BenchScenario.fanOut
     /// How many subscriber connections receive every message.
     var subscribers = 10
     /// How many messages the publisher sends in the throughput phase.
@@ -26,29 +39,58 @@ struct BenchOptions: Sendable {
     var latencySamples = 1000
     /// Seconds the whole run may take before it is abandoned.
     var timeoutSeconds = 120.0
+    /// Pipeline scenario: the most subd's peak RSS may be, in MiB; idle scenario: the most its RSS may be with every
+    /// connection subscribed (default 100).
+    var maxResidentMiB = 64
+    /// Idle scenario: how many subscribed connections to open.
+    var connections = 10_000
+    /// Idle scenario: the most subd's RSS may be, in MiB, once the idle connections closed.
+    var afterCloseMaxMiB = 50
 
     /// The help text printed by `--help` and after a usage error.
     static let usage = """
-        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID]] [--subscribers N] [--messages N]
-                        [--size BYTES] [--window N] [--number NAME] [--latency-samples N] [--timeout SECONDS]
+        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID]] [--scenario fan-out] [--subscribers N]
+                        [--messages N] [--size BYTES] [--window N] [--number NAME] [--latency-samples N]
+                        [--timeout SECONDS]
+               subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario pipeline [--messages N]
+                        [--size BYTES] [--number NAME] [--max-rss-mib MIB] [--timeout SECONDS]
+               subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario idle [--connections N]
+                        [--number NAME] [--max-rss-mib MIB] [--after-close-max-mib MIB] [--timeout SECONDS]
 
-        Fan-out benchmark for subd: one publisher pipelines PUB frames (at most --window unacknowledged)
-        to N subscribers of one number, then times --latency-samples single PUB round-trips.
+        Benchmark for subd. The fan-out scenario (the default): one publisher pipelines PUB frames (at most
+        --window unacknowledged) to N subscribers of one number, then times --latency-samples single PUB
+        round-trips. The pipeline scenario: one connection CREATEs and SUBs a number, then pipelines --messages
+        SEND commands to it without reading anything until writing stalls for 1 s (subd stops reading a
+        client whose replies pile up); then it reads every MSG push and +OK reply, checking their order, while
+        it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
+        connection CREATEs a number, then --connections connections each SUB it and wait for +OK (nothing is
+        published); STATS must count them, and subd's RSS 1 s later must be within --max-rss-mib; then they
+        all close, STATS must count only the control connection within 30 s, and subd's RSS 2 s later must be
+        within --after-close-max-mib. It first raises its soft open-file limit to the hard limit; a subd it
+        starts inherits that limit and gets SUBD_MAX_CONNECTIONS=N+16.
 
           --subd PATH            start this subd binary on 127.0.0.1:0 and stop it at the end
                                  (default: the subd next to subbench, if there is one)
           --server HOST:PORT     use a running daemon instead
           --pid PID              with --server: the daemon's process id, to report its peak RSS
-          --subscribers N        subscriber connections (default 10)
-          --messages N           messages to publish (default 500000)
-          --size BYTES           payload size (default 128)
-          --window N             most publishes in flight (default 1000)
+          --scenario NAME        fan-out, pipeline or idle (default fan-out)
+          --subscribers N        fan-out: subscriber connections (default 10)
+          --messages N           messages to publish (default 500000; pipeline: 300000)
+          --size BYTES           payload size (default 128; pipeline: at least 10)
+          --window N             fan-out: most publishes in flight (default 1000)
           --number NAME          subscription number to use (default BENCH)
-          --latency-samples N    single PUB round-trips to time afterwards, 0 for none (default 1000)
+          --latency-samples N    fan-out: single PUB round-trips to time afterwards, 0 for none (default 1000)
+          --connections N        idle: subscribed connections to open (default 10000)
+          --max-rss-mib MIB      pipeline: the most subd's peak RSS may be (default 64); idle: the most its
+                                 RSS may be with every connection subscribed (default 100)
+          --after-close-max-mib MIB
+                                 idle: the most subd's RSS may be 2 s after they closed (default 50)
           --timeout SECONDS      give up after this long (default 120)
 
-        Exit status: 0 all messages delivered and counted right, 1 timeout, lost, extra or miscounted
-        messages or a server error, 64 usage error.
+        Exit status: 0 all messages delivered and counted right (pipeline: and subd's peak RSS within the
+        limit; idle: every connection subscribed, STATS counted right and subd's RSS within both limits), 1
+        timeout, lost, extra, reordered or miscounted messages, a server error, an RSS over a limit or (idle)
+        an open-file limit too low for --connections, 64 usage error.
         """
 
     /// Parses the arguments that follow the program name; `nil` means help was asked for.
@@ -57,6 +99,7 @@ struct BenchOptions: Sendable {
         var server: String?
         var pid: Int32?
         var options = BenchOptions(target: .spawn(path: ""))
+        var given: Set<String> = []
         var index = 0
         func value(_ name: String) throws(BenchError) -> String {
             index += 1
@@ -72,6 +115,7 @@ struct BenchOptions: Sendable {
         }
         while index < arguments.count {
             let argument = arguments[index]
+            given.insert(argument)
             switch argument {
             case "-h", "--help": return nil
             case "--subd": subdPath = try value(argument)
@@ -82,6 +126,15 @@ struct BenchOptions: Sendable {
             case "--size": options.size = try count(argument, minimum: 0)
             case "--window": options.window = try count(argument, minimum: 1)
             case "--latency-samples": options.latencySamples = try count(argument, minimum: 0)
+            case "--max-rss-mib": options.maxResidentMiB = try count(argument, minimum: 1)
+            case "--connections": options.connections = try count(argument, minimum: 1)
+            case "--after-close-max-mib": options.afterCloseMaxMiB = try count(argument, minimum: 1)
+            case "--scenario":
+                let name = try value(argument)
+                guard let scenario = BenchScenario(rawValue: name) else {
+                    throw .usage("--scenario needs fan-out, pipeline or idle, not '\(name)'")
+                }
+                options.scenario = scenario
             case "--number":
                 options.number = try value(argument)
                 guard isPlainNumber(options.number) else {
@@ -99,7 +152,39 @@ struct BenchOptions: Sendable {
             index += 1
         }
         options.target = try target(subdPath: subdPath, server: server, pid: pid)
+        try options.applyScenarioDefaults(given: given)
         return options
+    }
+
+    /// Gives the pipeline and idle scenarios their own defaults and refuses options that do not go with the chosen
+    /// scenario.
+    private mutating func applyScenarioDefaults(given: Set<String>) throws(BenchError) {
+        let idleOnly = ["--connections", "--after-close-max-mib"]
+        switch scenario {
+        case .fanOut:
+            if given.contains("--max-rss-mib") { throw .usage("--max-rss-mib goes with --scenario pipeline or idle") }
+            for option in idleOnly where given.contains(option) { throw .usage("\(option) goes with --scenario idle") }
+        case .pipeline:
+            for option in ["--subscribers", "--window", "--latency-samples"] where given.contains(option) {
+                throw .usage("\(option) goes with the fan-out scenario, not --scenario pipeline")
+            }
+            for option in idleOnly where given.contains(option) {
+                throw .usage("\(option) goes with --scenario idle, not --scenario pipeline")
+            }
+            if !given.contains("--messages") { messages = 300_000 }
+            latencySamples = 0
+            guard size >= 10 else {
+                throw .usage("--scenario pipeline needs --size of at least 10 (each payload starts with its "
+                    + "10-digit sequence number)")
+            }
+        case .idle:
+            for option in ["--subscribers", "--messages", "--size", "--window", "--latency-samples"]
+            where given.contains(option) {
+                throw .usage("\(option) does not go with --scenario idle (it publishes nothing)")
+            }
+            if !given.contains("--max-rss-mib") { maxResidentMiB = 100 }
+            latencySamples = 0
+        }
     }
 
     private static func target(subdPath: String?, server: String?, pid: Int32?) throws(BenchError) -> BenchTarget {

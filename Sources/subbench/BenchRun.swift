@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
 
-/// One benchmark run: set up, publish, wait for every delivery, check the counts, report.
+/// One benchmark run: set up, publish, wait for every delivery, check the counts, report. The fan-out scenario is
+/// measured here; the pipeline scenario by ``PipelineRun``, the idle one by ``IdleRun``.
 struct BenchRun {
     /// The parsed command line.
     let options: BenchOptions
@@ -14,9 +15,17 @@ struct BenchRun {
             let host: String
             let port: String
             var pid: Int32?
+            var environment: [String: String] = [:]
+            if options.scenario == .idle {
+                // Before subd is started: it inherits the raised limit.
+                if let raised = try IdleRun.raiseDescriptorLimit(connections: options.connections) {
+                    Console.out(raised)
+                }
+                environment = IdleRun.daemonEnvironment(connections: options.connections)
+            }
             switch options.target {
             case .spawn(let path):
-                let started = try DaemonProcess(path: path)
+                let started = try DaemonProcess(path: path, environment: environment)
                 board.setDaemon(started)
                 daemon = started
                 (host, port, pid) = ("127.0.0.1", started.port, started.pid)
@@ -29,7 +38,14 @@ struct BenchRun {
             }
             let problems: [String]
             do {
-                problems = try measure(host: host, port: port, pid: pid, board: board)
+                switch options.scenario {
+                case .fanOut:
+                    problems = try measure(host: host, port: port, pid: pid, board: board)
+                case .pipeline:
+                    problems = try PipelineRun(options: options).measure(host: host, port: port, pid: pid, board: board)
+                case .idle:
+                    problems = try IdleRun(options: options).measure(host: host, port: port, pid: pid, board: board)
+                }
             } catch {
                 problems = [error.description]
             }

@@ -56,6 +56,37 @@ struct BenchSocket: Sendable {
         }
     }
 
+    /// Writes what the kernel takes at once, without blocking; returns how many bytes that was (0 when the socket's
+    /// send buffer is full).
+    func writeAvailable(_ bytes: UnsafeRawBufferPointer, what: String) throws(BenchError) -> Int {
+        while true {
+            let written = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            if written >= 0 { return written }
+            if errno == EINTR { continue }
+            if errno == EAGAIN || errno == EWOULDBLOCK { return 0 }
+            throw .io(what: what, errno: errno)
+        }
+    }
+
+    /// Waits up to `milliseconds` until the socket can take more bytes; false when it could not within that time.
+    func waitWritable(milliseconds: Int32) throws(BenchError) -> Bool {
+        var entry = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        while true {
+            let ready = poll(&entry, 1, milliseconds)
+            if ready >= 0 { return ready > 0 }
+            if errno == EINTR { continue }
+            throw .io(what: "waiting to write", errno: errno)
+        }
+    }
+
+    /// Makes a blocking `read` give up with `EAGAIN` after `seconds` without a byte (`SO_RCVTIMEO`).
+    func setReceiveTimeout(seconds: Int) throws(BenchError) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+        guard setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size)) == 0 else {
+            throw .io(what: "setting SO_RCVTIMEO", errno: errno)
+        }
+    }
+
     /// Writes a short command line such as `SUB BENCH\n`.
     func writeAll(_ text: String, what: String) throws(BenchError) {
         let failure: BenchError? = Array(text.utf8).withUnsafeBytes { bytes in

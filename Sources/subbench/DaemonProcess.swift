@@ -99,12 +99,17 @@ final class DaemonProcess: Sendable {
     private let process: Process
     private let exited = DispatchSemaphore(value: 0)
 
-    /// Starts `path --listen 127.0.0.1:0 --log-level info` and waits (at most 10 s) for the port it logs.
-    init(path: String) throws(BenchError) {
+    /// Starts `path --listen 127.0.0.1:0 --log-level info` with this process's environment plus `environment` (e.g.
+    /// `SUBD_MAX_CONNECTIONS`) and waits (at most 10 s) for the port it logs. subd inherits this process's resource
+    /// limits, RLIMIT_NOFILE among them.
+    init(path: String, environment: [String: String] = [:]) throws(BenchError) {
         guard access(path, X_OK) == 0 else { throw .daemon("cannot start \(path): \(errnoText(errno))") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = ["--listen", "127.0.0.1:0", "--log-level", "info"]
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
+        }
         let errorPipe = Pipe()
         process.standardError = errorPipe
         process.standardOutput = FileHandle.nullDevice
@@ -158,8 +163,18 @@ final class DaemonProcess: Sendable {
 
 /// Peak resident set size (`VmHWM` of /proc/PID/status) in bytes, or nil if it cannot be read.
 func peakResidentBytes(pid: Int32) -> Int? {
+    statusBytes(pid: pid, field: "VmHWM")
+}
+
+/// Resident set size now (`VmRSS` of /proc/PID/status) in bytes, or nil if it cannot be read.
+func residentBytes(pid: Int32) -> Int? {
+    statusBytes(pid: pid, field: "VmRSS")
+}
+
+/// A `FIELD:   N kB` line of /proc/PID/status in bytes, or nil if it cannot be read.
+private func statusBytes(pid: Int32, field: String) -> Int? {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
         let fields = line.split(separator: " ", omittingEmptySubsequences: true)
         guard fields.count >= 2, let kibibytes = Int(fields[1]) else { return nil }
         return kibibytes * 1024

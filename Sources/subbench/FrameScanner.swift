@@ -2,8 +2,9 @@ import Glibc
 
 /// One complete thing the scanner found in the server's byte stream.
 enum ServerFrame {
-    /// A whole `MSG` push: header line, payload and the LF after it.
-    case message
+    /// A whole `MSG` push: header line, payload and the LF after it; with `readsSequence`, the decimal number the
+    /// payload starts with (nil when it starts with no digit, or when the scanner does not read payloads).
+    case message(sequence: Int?)
     /// `+OK`, with its argument when that is a decimal integer (`+OK 10`), else nil (`+OK created`).
     case ok(Int?)
     /// `+PONG` with or without text.
@@ -19,7 +20,7 @@ enum ServerFrame {
 /// Walks the server's bytes once with a small state machine, without a String per message.
 ///
 /// Lines are parsed in place in the read buffer; only a line split across two reads is copied. A `MSG` payload is
-/// skipped by count, never looked at.
+/// skipped by count; only a scanner made with `readsSequence` looks at its leading digits.
 struct FrameScanner {
     private enum State {
         case line
@@ -40,10 +41,16 @@ struct FrameScanner {
     private var state = State.line
     private var partial: [UInt8] = []
     private let maxLine: Int
+    private let readsSequence: Bool
+    /// The leading decimal number of the current payload so far, and whether its digits may still go on.
+    private var sequence: Int?
+    private var sequenceOpen = false
 
-    /// A scanner that rejects control lines longer than `maxLine` bytes.
-    init(maxLine: Int = 65536) {
+    /// A scanner that rejects control lines longer than `maxLine` bytes; with `readsSequence`, each `MSG` frame
+    /// carries the decimal number its payload starts with.
+    init(maxLine: Int = 65536, readsSequence: Bool = false) {
         self.maxLine = maxLine
+        self.readsSequence = readsSequence
         partial.reserveCapacity(256)
     }
 
@@ -56,6 +63,7 @@ struct FrameScanner {
             switch state {
             case .payload(let remaining):
                 let taken = min(remaining, end - index)
+                if sequenceOpen { readSequence(UnsafeRawBufferPointer(start: base + index, count: taken)) }
                 index += taken
                 state = taken == remaining ? .payloadEnd : .payload(remaining: remaining - taken)
             case .payloadEnd:
@@ -64,7 +72,7 @@ struct FrameScanner {
                 }
                 index += 1
                 state = .line
-                emit(.message)
+                emit(.message(sequence: sequence))
             case .line, .listLines:
                 let start = base + index
                 guard let newline = memchr(start, 0x0A, end - index) else {
@@ -102,11 +110,25 @@ struct FrameScanner {
         }
         switch result {
         case .frame(let frame): emit(frame)
-        case .payload(let count): state = .payload(remaining: count)
+        case .payload(let count):
+            state = .payload(remaining: count)
+            sequence = nil
+            sequenceOpen = readsSequence
         case .list(let count):
             if count == 0 { emit(.list) } else { state = .listLines(remaining: count) }
         case .blank: break
         case .malformed(let text): throw .protocolViolation(text)
+        }
+    }
+
+    /// Adds the leading digits of `bytes` (more of the current payload) to `sequence`; stops at the first other byte.
+    private mutating func readSequence(_ bytes: UnsafeRawBufferPointer) {
+        for byte in bytes {
+            guard byte >= 0x30 && byte <= 0x39, (sequence ?? 0) < Int.max / 10 - 9 else {
+                sequenceOpen = false
+                return
+            }
+            sequence = (sequence ?? 0) * 10 + Int(byte - 0x30)
         }
     }
 

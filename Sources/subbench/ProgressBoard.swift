@@ -5,6 +5,8 @@ import Synchronization
 final class ProgressBoard: Sendable {
     /// The publisher's counters.
     let publisher = PublisherProgress()
+    /// The idle scenario's counters.
+    let idle = IdleProgress()
     private let subscribers = Mutex<[SubscriberProgress]>([])
     private let daemon = Mutex<DaemonProcess?>(nil)
 
@@ -21,11 +23,15 @@ final class ProgressBoard: Sendable {
     /// Prints what arrived, stops a started daemon and exits with status 1.
     func timedOut(after seconds: Double, options: BenchOptions) -> Never {
         let total = options.messages + options.latencySamples
-        var lines = [
-            "subbench: timed out after \(BenchFormat.decimals(seconds, places: 0)) s",
-            "published \(publisher.sent.load(ordering: .relaxed)) of \(total) msgs, "
-                + "\(publisher.acknowledged.load(ordering: .relaxed)) acknowledged",
-        ]
+        var lines = ["subbench: timed out after \(BenchFormat.decimals(seconds, places: 0)) s"]
+        if options.scenario == .idle {
+            lines.append("idle connections: \(idle.opened.load(ordering: .relaxed)) of \(options.connections) opened, "
+                + "\(idle.subscribed.load(ordering: .relaxed)) subscribed"
+                + (idle.closed.load(ordering: .relaxed) ? ", all closed since" : ""))
+        } else {
+            lines.append("published \(publisher.sent.load(ordering: .relaxed)) of \(total) msgs, "
+                + "\(publisher.acknowledged.load(ordering: .relaxed)) acknowledged")
+        }
         for subscriber in subscribers.withLock({ $0 }) {
             var line = "subscriber \(subscriber.index): received \(subscriber.received.load(ordering: .relaxed))"
                 + " of \(total) msgs"

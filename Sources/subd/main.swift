@@ -45,6 +45,15 @@ let journal = LogLineHandler.standardErrorIsJournal()
 LoggingSystem.bootstrap { _ in LogLineHandler(levelSwitch: logLevel, journal: journal) }
 let logger = Logger(label: "subd")
 
+let descriptors = DescriptorLimit.raise()
+if descriptors > 0 && descriptors < UInt64(loaded.server.maxConnections) + 64 {
+    logger.warning(
+        """
+        the open-file limit (\(descriptors)) is below max_connections + 64: connections past it wait in the \
+        backlog; raise it (ulimit -n, or LimitNOFILE= under systemd)
+        """)
+}
+
 do {
     let inherited = try SocketActivation.inheritedSockets()
     let server = Server(configuration: loaded.server, logger: logger)

@@ -17,6 +17,16 @@ struct DaemonConfig {
     var maxSubscriptions: Int?
     /// `max_numbers`.
     var maxNumbers: Int?
+    /// `tcp_keepalive_idle`: seconds of silence before the first keepalive probe; 0 turns TCP keepalive off.
+    var tcpKeepaliveIdle: Int?
+    /// `tcp_keepalive_interval`: seconds between keepalive probes.
+    var tcpKeepaliveInterval: Int?
+    /// `tcp_keepalive_count`: unanswered probes after which the peer is gone.
+    var tcpKeepaliveCount: Int?
+    /// `command_timeout`: seconds a started command may go without a new byte; 0 is off.
+    var commandTimeout: Double?
+    /// `auth_timeout`: seconds a connection may stay unauthenticated when `auth_token` is set; 0 is off.
+    var authTimeout: Double?
     /// `log_level`; the harness needs at least `info` to see the `listening on` line. Always written, so the file is
     /// a YAML mapping even when every other key is left out.
     var logLevel = "info"
@@ -32,9 +42,14 @@ struct DaemonConfig {
         let limits: [(String, Int?)] = [
             ("max_line", maxLine), ("max_payload", maxPayload), ("max_pending", maxPending),
             ("max_connections", maxConnections), ("max_subscriptions", maxSubscriptions),
-            ("max_numbers", maxNumbers),
+            ("max_numbers", maxNumbers), ("tcp_keepalive_idle", tcpKeepaliveIdle),
+            ("tcp_keepalive_interval", tcpKeepaliveInterval), ("tcp_keepalive_count", tcpKeepaliveCount),
         ]
         for (key, value) in limits {
+            if let value { lines.append("\(key): \(value)") }
+        }
+        let timeouts: [(String, Double?)] = [("command_timeout", commandTimeout), ("auth_timeout", authTimeout)]
+        for (key, value) in timeouts {
             if let value { lines.append("\(key): \(value)") }
         }
         lines.append("log_level: \(logLevel)")

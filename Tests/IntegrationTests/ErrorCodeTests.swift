@@ -8,7 +8,7 @@ final class ErrorCodeTests: IntegrationTestCase {
         let client = try connect(daemon)
         let malformed = [
             "CREATE", "CREATE N extra", "REMOVE", "REMOVE N extra", "SUB", "SUB N extra", "UNSUB", "UNSUB N extra",
-            "PUB", "PUB N", "PUB N abc", "PUB N -1", "PUB N 1.5", "PUB N 0x10", "PUB N 3 extra", "SEND",
+            "PUB", "PUB N", "PUB N abc", "PUB N -1", "PUB N 1.5", "PUB N 0x10", "SEND",
             "LIST N extra", "STATS extra",
         ]
         for line in malformed {

@@ -12,8 +12,8 @@ final class HandshakeTests: IntegrationTestCase {
                 continue
             }
             XCTAssertNotNil(
-                text.wholeMatch(of: /OK subd [^ ]+ proto=1 session=[^ ]+/),
-                "\(hello): reply '+\(text)' is not '+OK subd <version> proto=1 session=<id>'")
+                text.wholeMatch(of: /OK subd [^ ]+ proto=1\.1 session=[^ ]+/),
+                "\(hello): reply '+\(text)' is not '+OK subd <version> proto=1.1 session=<id>'")
         }
     }
 

@@ -48,6 +48,11 @@ class IntegrationTestCase: XCTestCase {
         return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])) * 1024
     }
 
+    /// How many descriptors a process has open (the entries of /proc/PID/fd).
+    func openDescriptorCount(of pid: Int32) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
+    }
+
     /// Opens a raw TCP client to `daemon`; closed at teardown.
     func connect(
         _ daemon: Daemon, _ label: String = "client", timeout: TimeInterval = 5, receiveBuffer: Int32? = nil
@@ -152,6 +157,36 @@ class IntegrationTestCase: XCTestCase {
             counts[String(parts[0])] = count
         }
         return counts
+    }
+
+    /// The counter `key` of a `stats(_:)` result as a number; fails (and returns nil) when STATS has no such key or
+    /// its value is not a whole number.
+    func counter(
+        _ values: [String: String], _ key: String, file: StaticString = #filePath, line: UInt = #line
+    ) -> Int? {
+        guard let text = values[key] else {
+            XCTFail("STATS has no key '\(key)' (keys: \(values.keys.sorted().joined(separator: " ")))",
+                file: file, line: line)
+            return nil
+        }
+        guard let value = Int(text) else {
+            XCTFail("STATS \(key) is not a whole number: '\(text)'", file: file, line: line)
+            return nil
+        }
+        return value
+    }
+
+    /// Asserts that the STATS counter `key` grew by exactly `expected` from `before` to `after` (two `stats(_:)`
+    /// results); fails when either lacks the key.
+    func assertCounter(
+        _ key: String, grewBy expected: Int, from before: [String: String], to after: [String: String],
+        _ context: String = "", file: StaticString = #filePath, line: UInt = #line
+    ) {
+        guard let old = counter(before, key, file: file, line: line),
+            let new = counter(after, key, file: file, line: line)
+        else { return }
+        XCTAssertEqual(
+            new - old, expected, "\(context): STATS \(key) went from \(old) to \(new)", file: file, line: line)
     }
 
     /// `STATS` as a dictionary of key to value text.

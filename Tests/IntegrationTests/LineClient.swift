@@ -82,6 +82,20 @@ final class LineClient: @unchecked Sendable {
         }
     }
 
+    /// Resets the connection instead of closing it: SO_LINGER {on, 0 s} and then close, so the kernel sends RST (no
+    /// FIN) and drops whatever is unsent or unread (idempotent).
+    func reset() {
+        guard fd >= 0 else { return }
+        var abort = linger(l_onoff: 1, l_linger: 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, socklen_t(MemoryLayout<linger>.size))
+        close()
+    }
+
+    /// Shuts down the write side (the server reads end of stream); reading goes on.
+    func shutdownWrite() throws {
+        guard Glibc.shutdown(fd, Int32(SHUT_WR)) == 0 else { throw HarnessError.system("\(label): shutdown", errno) }
+    }
+
     // MARK: Sending
 
     /// Writes all of `bytes` (blocking, with the send timeout).

@@ -39,6 +39,10 @@ final class NumberLifecycleTests: XCTestCase {
 
         let gone = try center.remove("SCIENCE")
         XCTAssertEqual(Set(gone.map { ObjectIdentifier($0) }), [ObjectIdentifier(exact), ObjectIdentifier(both)])
+        XCTAssertEqual(exact.removedNumbers, ["SCIENCE"], "told through the Customer requirement (GONE)")
+        XCTAssertEqual(both.removedNumbers, ["SCIENCE"])
+        XCTAssertEqual(wildcard.removedNumbers, [], "a wildcard subscription stays and is not told")
+        XCTAssertEqual(elsewhere.removedNumbers, [])
         XCTAssertFalse(center.contains("SCIENCE"))
         XCTAssertEqual(center.subscriptions(of: exact), [])
         XCTAssertEqual(center.subscriptions(of: both), [SubscriptionInfo(pattern: "*")])

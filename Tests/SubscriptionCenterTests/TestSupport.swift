@@ -21,6 +21,8 @@ final class Probe: Customer {
     var onReceive: ((Probe, String, String) -> Void)?
     /// (number, message) received by this probe.
     private(set) var received: [(number: String, message: String)] = []
+    /// The numbers this probe was told were removed, in order.
+    private(set) var removedNumbers: [String] = []
 
     init(_ name: String, log: DeliveryLog = DeliveryLog(), accepts: Bool = true) {
         self.name = name
@@ -33,6 +35,10 @@ final class Probe: Customer {
         log.entries.append((name, number, message))
         onReceive?(self, message, number)
         return accepts
+    }
+
+    func numberRemoved(_ number: String) {
+        removedNumbers.append(number)
     }
 }
 

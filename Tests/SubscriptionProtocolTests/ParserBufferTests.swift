@@ -109,7 +109,7 @@ final class ParserBufferShrinkTests: XCTestCase {
         var parser = CommandParser()
         let payload = [UInt8](repeating: 0x41, count: 1_000_000)
         parser.append(contentsOf: Array("PUB N \(payload.count)\n".utf8) + payload + [0x0A])
-        guard case .success(.publish(_, let received))? = parser.next() else { return XCTFail("no PUB parsed") }
+        guard case .success(.publish(_, let received, _))? = parser.next() else { return XCTFail("no PUB parsed") }
         XCTAssertEqual(received.count, payload.count)
         XCTAssertGreaterThan(parser.bufferCapacity, 1_000_000)
         parser.append(contentsOf: Array("PING\n".utf8))

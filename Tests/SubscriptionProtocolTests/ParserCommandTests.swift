@@ -122,11 +122,11 @@ final class ParserCommandTests: XCTestCase {
     func testPayloadIsASliceOfTheBufferAndSurvivesLaterAppends() {
         var parser = CommandParser()
         parser.append(contentsOf: bytes("PUB N 5\nhello\nPUB N 5\nwor"))
-        guard case .success(.publish(_, let first)) = parser.next() else { return XCTFail("expected PUB") }
+        guard case .success(.publish(_, let first, _)) = parser.next() else { return XCTFail("expected PUB") }
         XCTAssertNil(parser.next())
         // The slice shares storage with the buffer; later appends (which compact) must not change it.
         parser.append(contentsOf: bytes("ld\n"))
-        guard case .success(.publish(_, let second)) = parser.next() else { return XCTFail("expected PUB") }
+        guard case .success(.publish(_, let second, _)) = parser.next() else { return XCTFail("expected PUB") }
         XCTAssertEqual(Array(first), bytes("hello"))
         XCTAssertEqual(Array(second), bytes("world"))
     }

@@ -1,3 +1,4 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionProtocol
@@ -29,9 +30,13 @@ typealias ParseResult = Result<Command, ProtocolError>
 /// The bytes of `text` (a convenience for test inputs).
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-/// A successful PUB with `payload`.
-func publish(_ number: String, _ payload: [UInt8]) -> ParseResult {
-    .success(.publish(number: number, payload: payload[...]))
+/// A successful PUB with `payload` (and info pairs, `key=value` texts).
+func publish(_ number: String, _ payload: [UInt8], info: [String] = []) -> ParseResult {
+    let pairs = info.map { text in
+        let parts = text.split(separator: "=", maxSplits: 1)
+        return InfoPair(key: String(parts[0]), value: String(parts[1]))
+    }
+    return .success(.publish(number: number, payload: payload[...], info: pairs))
 }
 
 /// A successful SEND with `text`.

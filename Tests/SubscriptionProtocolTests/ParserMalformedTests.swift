@@ -83,10 +83,12 @@ final class ParserMalformedTests: XCTestCase {
         Case("PUB a +1\n", .proto),
         Case("PUB a 1x\n", .proto),
         Case("PUB a 0x10\n", .proto),
-        Case("PUB a 12345678901\n", .proto,
-             message: "invalid payload size '12345678901': it must be 1 to 10 ASCII digits; "
-                + "usage: PUB <number> <nbytes>"),
-        Case("PUB a 1 2\n", .proto),
+        // A size over max_payload is TOOBIG and closes, however many digits it has (it used to be PROTO past 10
+        // digits, and the bytes after it were read as commands).
+        Case("PUB a 1001\n", .tooBig, closes: true, message: "payload of 1001 bytes is over the limit of 1000 bytes"),
+        Case("PUB a 12345678901\n", .tooBig, closes: true,
+             message: "payload of 12345678901 bytes is over the limit of 1000 bytes"),
+        Case("PUB a 99999999999999999999999999999999\n", .tooBig, closes: true),
         // Names.
         Case("CREATE a..b\n", .name,
              message: "invalid number 'a..b': has an empty token (two dots in a row, or a dot at an end)"),
@@ -147,8 +149,8 @@ final class ParserMalformedTests: XCTestCase {
     func testBadPayloadSizeConsumesOnlyTheLine() {
         // The bytes that were meant as the payload are read as commands.
         assertParses("PUB N x\nQUIT\n", [
-            .failure(ProtocolError(.proto, "invalid payload size 'x': it must be 1 to 10 ASCII digits; "
-                + "usage: PUB <number> <nbytes>")),
+            .failure(ProtocolError(.proto, "invalid payload size 'x': it must be ASCII digits; "
+                + "usage: PUB <number> <nbytes> [<key>=<value>...]")),
             .success(.quit),
         ])
     }

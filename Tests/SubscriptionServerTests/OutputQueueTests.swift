@@ -1,4 +1,5 @@
 import Glibc
+import SubscriptionProtocol
 import TestSupport
 import XCTest
 
@@ -23,14 +24,9 @@ final class OutputQueueTests: XCTestCase {
         vectors.deallocate()
     }
 
-    private func frame(_ text: String) -> Frame {
-        let bytes = Array(text.utf8)
-        let frame = Frame.make(capacity: bytes.count)
-        bytes.withUnsafeBytes { raw in
-            frame.base.update(from: raw.bindMemory(to: UInt8.self).baseAddress!, count: bytes.count)
-        }
-        frame.count = bytes.count
-        return frame
+    /// A publication whose payload is `text`; its frame is `MSG N <n>` LF text LF.
+    private func publication(_ text: String) -> Publication {
+        Publication.make(number: "N", payload: Array(text.utf8))
     }
 
     private func reply(_ text: String, to queue: inout OutputQueue) {
@@ -67,9 +63,9 @@ final class OutputQueueTests: XCTestCase {
         var expected = ""
         for index in 0..<3_000 {
             if Bool.random(using: &generator) {
-                let text = "MSG N \(index)\n" + String(repeating: "m", count: Int.random(in: 1...300, using: &generator))
-                queue.append(frame: frame(text))
-                expected += text
+                let message = publication("\(index)" + String(repeating: "m", count: Int.random(in: 1...300, using: &generator)))
+                queue.append(message)
+                expected += String(decoding: message.frame, as: UTF8.self)
             } else {
                 let text = "+OK \(index)\n"
                 reply(text, to: &queue)
@@ -88,34 +84,36 @@ final class OutputQueueTests: XCTestCase {
     /// self-delivered SENDs held hundreds of MB while the pause mark (counting bytes) saw a few MB.
     func testSmallRepliesAfterFramesShareOneBufferAndHeldMemoryIsCountedNotPayloadBytes() {
         var queue = OutputQueue()
-        let message = frame("MSG P 4\nV1.0\n")
+        let message = publication("V1.0")
+        XCTAssertEqual(message.frameCount, 13)
         for _ in 0..<10_000 {
-            queue.append(frame: message)
+            queue.append(message)
             reply("+OK 1\n", to: &queue)
         }
         XCTAssertEqual(queue.pendingBytes, 10_000 * (13 + 6))
-        let framesHeld = 10_000 * (13 + Frame.overhead)
+        let framesHeld = 10_000 * (13 + Publication.overhead)
         XCTAssertGreaterThan(queue.heldBytes, framesHeld + 60_000, "frames, replies and the chunk list are held")
         XCTAssertLessThan(
-            queue.heldBytes, framesHeld + 60_000 * 2 + 20_000 * 16 * 2,
+            queue.heldBytes, framesHeld + 60_000 * 2 + 20_000 * MemoryLayout<OutputQueue.Chunk>.stride * 2,
             "the replies take about 6 bytes each, not a block each")
     }
 
     func testHeldMemoryCountsAFrameInFullHoweverFewOfItsBytesAreLeft() throws {
         var queue = OutputQueue()
-        let big = frame(String(repeating: "b", count: 100_000))
-        queue.append(frame: big)
-        XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Frame.overhead)
+        let big = publication(String(repeating: "b", count: 100_000))
+        queue.append(big)
+        XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Publication.overhead)
         _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64)
         XCTAssertLessThan(queue.pendingBytes, 100_000, "partly written")
-        XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Frame.overhead, "the frame is held until all is out")
+        XCTAssertGreaterThanOrEqual(
+            queue.heldBytes, 100_000 + Publication.overhead, "the publication is held until all is out")
         _ = try writeAll(&queue)
         XCTAssertEqual(queue.heldBytes, 0)
     }
 
     func testRemoveAllDropsEverything() {
         var queue = OutputQueue()
-        queue.append(frame: frame("MSG X 1\na\n"))
+        queue.append(publication("a"))
         reply("+OK\n", to: &queue)
         queue.removeAll()
         XCTAssertTrue(queue.isEmpty)

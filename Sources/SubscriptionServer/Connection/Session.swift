@@ -10,13 +10,14 @@ import SubscriptionSystem
 /// One client connection: its socket, parser, output queue and Dispatch sources, driven by a
 /// ``ConnectionStateMachine``.
 ///
-/// A session is a ``Customer`` of the center, held there weakly; it lives in the server's session table until it
-/// closes, and every method runs on the server's queue. The state machine decides; this class performs its actions
-/// on the socket. Closing is graceful where the protocol allows: the reply is flushed, the write side is shut down,
+/// A session is a ``Customer`` of the center, held there weakly; it lives in its owner's session table until it
+/// closes, and every method runs on the loop's queue. The state machine decides; this class performs its actions
+/// on the socket. It knows the engine only through two narrow neighbours: the ``EventLoop`` (queue, buffers,
+/// end-of-turn flushing) and its ``SessionOwner`` (commands, and the news of its end). Closing is graceful where the protocol allows: the reply is flushed, the write side is shut down,
 /// and the input is drained until the peer closes (so the kernel does not reset the connection and destroy the
 /// reply), with a deadline. `@unchecked Sendable`: confined to that queue.
 final class Session: Customer, @unchecked Sendable {
-    typealias Message = Frame
+    typealias Message = Publication
 
     /// The session id shown in HELLO's reply.
     let id: UInt64
@@ -24,9 +25,11 @@ final class Session: Customer, @unchecked Sendable {
     let fd: Int32
     /// True for a TCP connection (keepalive applies), false for a Unix socket.
     let isTCP: Bool
-    /// The engine that owns this session. `unowned(unsafe)`: the server outlives every session (it tears them all
+    /// The loop this session runs on. `unowned(unsafe)`: the loop outlives every session (its owner tears them all
     /// down before it could go), and a checked reference would cost two atomic operations per delivery.
-    unowned(unsafe) let server: Server
+    unowned(unsafe) let loop: EventLoop
+    /// The engine that owns this session; `unowned(unsafe)` for the same reason.
+    unowned(unsafe) let owner: any SessionOwner
     /// `max_pending` in force: output holding more memory than this cuts a subscriber off. Read on every delivery;
     /// changed only by a reload, on the server queue, so `@exclusivity(unchecked)` as ``output`` is.
     @exclusivity(unchecked) private(set) var maxPending: Int
@@ -38,12 +41,14 @@ final class Session: Customer, @unchecked Sendable {
     /// Where the connection is in its life. `@exclusivity(unchecked)` for the same reason as ``output``: read on
     /// every delivery and every command, only on the server queue, never through overlapping accesses.
     @exclusivity(unchecked) private(set) var machine: ConnectionStateMachine
-    /// The name given with HELLO, sent as `from=` on its publishes.
-    var name: String?
+    /// The name given with HELLO, sent as `from=` on its publishes. `@exclusivity(unchecked)`: read on every
+    /// publish, only on the loop's queue, never through overlapping accesses.
+    @exclusivity(unchecked) var name: String?
     /// True once HELLO presented the right token (or when no token is configured).
     var isAuthenticated: Bool
-    /// True while the session waits in the server's list of sessions to flush at the end of the turn.
-    var isDirty = false
+    /// True while the session waits in the loop's list of sessions to flush at the end of the turn.
+    /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
+    @exclusivity(unchecked) var isDirty = false
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
@@ -60,15 +65,16 @@ final class Session: Customer, @unchecked Sendable {
     static let closeDeadline = DispatchTimeInterval.seconds(5)
 
     init(
-        id: UInt64, fd: Int32, isTCP: Bool, server: Server, limits: ProtocolLimits, maxPending: Int,
-        needsAuthentication: Bool
+        id: UInt64, fd: Int32, isTCP: Bool, loop: EventLoop, owner: any SessionOwner, limits: ProtocolLimits,
+        maxPending: Int, needsAuthentication: Bool
     ) {
         self.id = id
         self.fd = fd
         self.isTCP = isTCP
         self.maxPending = maxPending
         self.machine = ConnectionStateMachine(marks: .init(maxPending: maxPending))
-        self.server = server
+        self.loop = loop
+        self.owner = owner
         self.parser = CommandParser(limits: limits)
         self.isAuthenticated = !needsAuthentication
         self.connectedAt = MonotonicClock.now()
@@ -90,9 +96,16 @@ final class Session: Customer, @unchecked Sendable {
             isReading: machine.isReading, isAuthenticated: isAuthenticated)
     }
 
+    /// Gives back the buffers an idle session does not need: the output's chunk list and reply buffer when nothing
+    /// is queued, and the parser's storage when it holds no partial command. Called a few times a second.
+    func releaseIdleMemory() {
+        output.releaseIdleMemory()
+        parser.releaseStorageIfEmpty()
+    }
+
     /// Starts watching the socket.
-    func start(on queue: DispatchQueue) {
-        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+    func start() {
+        let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
         source.setEventHandler { [weak self] in self?.handleReadable() }
         // The cancel handler holds the session strongly: the descriptor must outlive every source watching it.
         source.setCancelHandler { self.sourceCancelled() }
@@ -103,34 +116,45 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Customer
 
-    /// Queues a shared message frame. A subscriber whose output would then hold more than `max_pending` is cut off
-    /// instead, and the message is not counted; nobody else waits for it. A subscriber with nothing queued always
-    /// takes one message.
-    func receive(_ frame: Frame, on number: String) -> Bool {
+    /// Queues a publication's shared `MSG` frame. A subscriber whose output would then hold more than `max_pending`
+    /// is cut off instead, and the message is not counted; nobody else waits for it. A subscriber with nothing
+    /// queued always takes one message.
+    func receive(_ publication: Publication, on number: String) -> Bool {
         guard machine.phase == .open else { return false }
-        if !output.isEmpty && output.heldBytes + frame.heldBytes > maxPending {
-            server.cutSlowConsumer(self)
+        if !output.isEmpty && output.heldBytes + publication.heldBytes > maxPending {
+            owner.sessionFellBehind(self)
+            fail(.slowConsumer)
             return false
         }
-        output.append(frame: frame)
-        if !isDirty { server.markDirty(self) }
+        output.append(publication)
+        if !isDirty { loop.markDirty(self) }
         return true
     }
 
-    /// Queues a GONE push.
-    func sendGone(_ number: String) {
+    /// Queues a GONE push: a number this session was subscribed to exactly was removed.
+    func numberRemoved(_ number: String) {
         guard machine.phase == .open else { return }
         appendReply { ReplyEncoder.gone(number, into: &$0) }
     }
 
     // MARK: Events from the server
 
-    /// Encodes a reply with the server's scratch buffer and queues it.
-    func appendReply(_ encode: (inout [UInt8]) -> Void) {
-        server.scratch.removeAll(keepingCapacity: true)
-        encode(&server.scratch)
-        server.scratch.withUnsafeBytes { output.append(replyBytes: $0) }
-        server.markDirty(self)
+    /// Queues a command's reply (after the pushes the command caused).
+    func queue(_ reply: Reply) {
+        appendReply { reply.encode(into: &$0) }
+    }
+
+    /// Queues a command's `-ERR` reply.
+    func queueError(_ error: ProtocolError) {
+        appendReply { ReplyEncoder.error(error, into: &$0) }
+    }
+
+    /// Encodes with the loop's scratch buffer and queues the bytes.
+    private func appendReply(_ encode: (inout [UInt8]) -> Void) {
+        loop.scratch.removeAll(keepingCapacity: true)
+        encode(&loop.scratch)
+        loop.scratch.withUnsafeBytes { output.append(replyBytes: $0) }
+        loop.markDirty(self)
     }
 
     /// Stops taking commands and closes gracefully for `reason` (QUIT, a fatal protocol error): the replies so far
@@ -142,7 +166,7 @@ final class Session: Customer, @unchecked Sendable {
     /// A timeout expired: the client is told why, then the connection closes gracefully.
     func expire(_ expiry: LivenessPolicy.Expiry) {
         guard machine.phase == .open else { return }
-        appendReply { ReplyEncoder.error(expiry.error, into: &$0) }
+        queueError(expiry.error)
         perform(machine.closeRequested(expiry.reason))
     }
 
@@ -164,7 +188,7 @@ final class Session: Customer, @unchecked Sendable {
         case .closing: discardInput()
         case .closed: break
         }
-        server.endOfTurn()
+        loop.endOfTurn()
     }
 
     /// Reads and runs commands until the socket has nothing more (EAGAIN), ends (EOF) or fails. A short read is
@@ -181,6 +205,10 @@ final class Session: Customer, @unchecked Sendable {
             reads += 1
             var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
             let fd = self.fd
+            // Borrow the loop's read buffer when nothing is buffered here; it goes back below once the commands
+            // left nothing behind, so an idle session holds no read buffer.
+            parser.exchangeStorage(with: &loop.readBuffer)
+            defer { parser.exchangeStorage(with: &loop.readBuffer) }
             parser.withWritableTail(minimumCapacity: Self.readSize) { space in
                 do throws(SystemCallError) {
                     let result = try Syscall.read(fd, space)
@@ -201,7 +229,7 @@ final class Session: Customer, @unchecked Sendable {
                 perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
                 return
             case .success(.processed(let n)):
-                server.stats.bytesIn += UInt64(n)
+                loop.traffic.bytesIn += UInt64(n)
                 lastInputAt = MonotonicClock.now()
                 processCommands()
             }
@@ -215,13 +243,12 @@ final class Session: Customer, @unchecked Sendable {
         while machine.isReading, let result = parser.next() {
             switch result {
             case .success(let command):
-                server.handle(command, from: self)
+                owner.run(command, for: self)
             case .failure(let error):
-                server.stats.protocolErrors += 1
-                appendReply { ReplyEncoder.error(error, into: &$0) }
+                loop.traffic.protocolErrors += 1
+                queueError(error)
                 if error.closesConnection {
-                    server.logger.debug(
-                        "closing session after error", metadata: ["session": "\(id)", "error": "\(error.code.rawValue)"])
+                    owner.sessionFailed(self, with: error)
                     requestClose(.protocolError)
                 }
             }
@@ -234,7 +261,7 @@ final class Session: Customer, @unchecked Sendable {
     private func discardInput() {
         for _ in 0..<256 {
             let fd = self.fd
-            let result: Result<IOResult, SystemCallError> = server.discardBuffer.withUnsafeMutableBytes { buffer in
+            let result: Result<IOResult, SystemCallError> = loop.discardBuffer.withUnsafeMutableBytes { buffer in
                 do throws(SystemCallError) {
                     return .success(try Syscall.read(fd, buffer))
                 } catch {
@@ -260,7 +287,7 @@ final class Session: Customer, @unchecked Sendable {
 
     /// Reads again on a later turn of the queue, without waiting for the read source (which may not report again).
     private func scheduleRead() {
-        server.queue.async { [weak self] in self?.handleReadable() }
+        loop.queue.async { [weak self] in self?.handleReadable() }
     }
 
     // MARK: Writing
@@ -270,8 +297,8 @@ final class Session: Customer, @unchecked Sendable {
     func flush() {
         guard machine.phase != .closed else { return }
         do {
-            let written = try output.write(to: fd, vectors: server.vectors, maxVectors: server.maxVectors)
-            server.stats.bytesOut += UInt64(written)
+            let written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)
+            loop.traffic.bytesOut += UInt64(written)
         } catch {
             perform(machine.failed(.forError(error)))
             return
@@ -281,11 +308,11 @@ final class Session: Customer, @unchecked Sendable {
 
     private func armWriteSource() {
         if writeSource == nil {
-            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: server.queue)
+            let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
             source.setEventHandler { [weak self] in
                 guard let self else { return }
                 self.flush()
-                self.server.endOfTurn()
+                self.loop.endOfTurn()
             }
             source.setCancelHandler { self.sourceCancelled() }
             liveSources += 1
@@ -299,14 +326,14 @@ final class Session: Customer, @unchecked Sendable {
     private func perform(_ outcome: ConnectionStateMachine.Outcome) {
         switch outcome {
         case .proceed(let actions): perform(actions)
-        case .close(let reason): server.close(self, reason: reason)
+        case .close(let reason): owner.sessionClosed(self, reason: reason)
         }
     }
 
     private func perform(_ actions: ConnectionStateMachine.Actions) {
-        if actions.contains(.stopServing) { server.sessionStoppedServing(self) }
+        if actions.contains(.stopServing) { owner.sessionStoppedServing(self) }
         if actions.contains(.startCloseDeadline) {
-            server.queue.asyncAfter(deadline: .now() + Self.closeDeadline) { [weak self] in
+            loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) { [weak self] in
                 guard let self else { return }
                 self.perform(self.machine.closeDeadlinePassed())
             }
@@ -315,7 +342,7 @@ final class Session: Customer, @unchecked Sendable {
         if actions.contains(.armWriteSource) { armWriteSource() }
         if actions.contains(.disarmWriteSource) { writeSource?.suspend() }
         if actions.contains(.shutDownOutput) { shutdown(fd, Int32(SHUT_WR)) }
-        if actions.contains(.flush) { server.markDirty(self) }
+        if actions.contains(.flush) { loop.markDirty(self) }
         if actions.contains(.resumeReading) {
             readSource?.resume()
             lastInputAt = MonotonicClock.now()
@@ -332,7 +359,7 @@ final class Session: Customer, @unchecked Sendable {
     // MARK: Closing
 
     /// Releases everything at once: sources cancelled, output dropped; the descriptor closes in the cancel handler.
-    /// Only the server calls this, once the state machine said close (it also removes the session from its table
+    /// Only the owner calls this, once the state machine said close (it also removes the session from its table
     /// and the center).
     func tearDown() {
         output.removeAll()

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import SubscriptionProtocol
 import SubscriptionSystem
 
-/// The ordered output of one connection: shared message frames and the session's own reply bytes, written with
+/// The ordered output of one connection: publications' shared `MSG` frames and the session's own reply bytes, written with
 /// one writev(2) per turn (swift-nio `PendingWritesManager`).
 ///
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
@@ -13,26 +14,16 @@ import SubscriptionSystem
 /// Memory is counted as it is held (``heldBytes``): each frame's whole allocation, the reply buffer and the chunk
 /// list, so a client that pipelines small commands around large pushes is paused by what it really costs.
 struct OutputQueue {
-    /// One entry of the output, in order.
-    enum Chunk {
-        /// A shared message frame.
-        case frame(Frame)
-        /// This many bytes of the reply buffer, next in its order.
-        case replies(Int)
-
-        /// Its bytes.
-        var count: Int {
-            switch self {
-            case .frame(let frame): return frame.count
-            case .replies(let count): return count
-            }
-        }
-
-        /// The frame's held memory; reply bytes are counted with the reply buffer.
-        var frameHeldBytes: Int {
-            if case .frame(let frame) = self { return frame.heldBytes }
-            return 0
-        }
+    /// One entry of the output, in order: a publication's frame or a run of reply bytes. Plain data, so the list is
+    /// copied and cleared without reference counting; the queue owns one retain of each publication in it, taken in
+    /// ``append(_:)`` and given back once its frame is written or dropped.
+    struct Chunk {
+        /// The publication whose frame this is (retained by the queue), or nil for reply bytes.
+        var publication: Unmanaged<Publication>?
+        /// Its bytes: the whole frame, or this many bytes of the reply buffer, next in its order.
+        var count: Int
+        /// The publication's ``Publication/heldBytes``; 0 for reply bytes (counted with the reply buffer).
+        var held: Int
     }
 
     /// Chunk lists up to this capacity are kept when the output empties; longer ones are freed.
@@ -44,7 +35,7 @@ struct OutputQueue {
     private var head = 0
     private var headOffset = 0
     private let replies = ReplyBuffer()
-    /// The ``Frame/heldBytes`` of every frame still queued.
+    /// The ``Publication/heldBytes`` of every publication still queued.
     private var framesHeld = 0
 
     /// Bytes queued and not yet written.
@@ -59,11 +50,13 @@ struct OutputQueue {
         return framesHeld + replies.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
     }
 
-    /// Queues a shared frame (a reference, not a copy).
-    mutating func append(frame: Frame) {
-        chunks.append(.frame(frame))
-        pendingBytes += frame.count
-        framesHeld += frame.heldBytes
+    /// Queues a publication's shared frame (a reference, not a copy).
+    mutating func append(_ publication: Publication) {
+        let chunk = Chunk(
+            publication: .passRetained(publication), count: publication.frameCount, held: publication.heldBytes)
+        chunks.append(chunk)
+        pendingBytes += chunk.count
+        framesHeld += chunk.held
     }
 
     /// Copies reply bytes to the reply buffer; consecutive replies make one chunk.
@@ -71,15 +64,16 @@ struct OutputQueue {
         guard !bytes.isEmpty else { return }
         replies.append(bytes)
         pendingBytes += bytes.count
-        if head < chunks.count, case .replies(let queued) = chunks[chunks.count - 1] {
-            chunks[chunks.count - 1] = .replies(queued + bytes.count)
+        if head < chunks.count && chunks[chunks.count - 1].publication == nil {
+            chunks[chunks.count - 1].count += bytes.count
         } else {
-            chunks.append(.replies(bytes.count))
+            chunks.append(Chunk(publication: nil, count: bytes.count, held: 0))
         }
     }
 
     /// Drops everything queued and frees the buffers (the connection is going away).
     mutating func removeAll() {
+        for index in head..<chunks.count { chunks[index].publication?.release() }
         chunks = []
         head = 0
         headOffset = 0
@@ -87,6 +81,16 @@ struct OutputQueue {
         replies.releaseStorage()
         framesHeld = 0
         pendingBytes = 0
+    }
+
+    /// Frees the chunk list and the reply buffer when nothing is queued, so an idle session holds no output
+    /// memory (they are made again by the next message or reply).
+    mutating func releaseIdleMemory() {
+        guard pendingBytes == 0 else { return }
+        chunks = []
+        head = 0
+        headOffset = 0
+        replies.releaseStorage()
     }
 
     /// Writes as much as the socket takes, `maxVectors` chunks per writev, until it would block or all is out.
@@ -107,10 +111,10 @@ struct OutputQueue {
             while index < chunks.count && n < maxVectors {
                 let chunk = chunks[index]
                 let length = chunk.count - offset
-                switch chunk {
-                case .frame(let frame):
-                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(frame.base + offset), iov_len: length)
-                case .replies:
+                if let publication = chunk.publication {
+                    let base = publication._withUnsafeGuaranteedRef { $0.frameBase }
+                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(base + offset), iov_len: length)
+                } else {
                     vectors[n] = iovec(iov_base: replies.readable(replyOffset + length) + replyOffset, iov_len: length)
                     replyOffset += length
                 }
@@ -136,12 +140,13 @@ struct OutputQueue {
             let chunk = chunks[head]
             let remaining = chunk.count - headOffset
             let taken = min(left, remaining)
-            if case .replies = chunk { replies.consume(taken) }
+            if chunk.publication == nil { replies.consume(taken) }
             left -= taken
             if taken < remaining {
                 headOffset += taken
             } else {
-                framesHeld -= chunk.frameHeldBytes
+                framesHeld -= chunk.held
+                chunk.publication?.release()
                 head += 1
                 headOffset = 0
             }

@@ -1,0 +1,44 @@
+import SubscriptionCenter
+import SubscriptionProtocol
+
+/// What a command handler works with: the session it runs for and the server's center, settings and counters.
+///
+/// Both references are `unowned(unsafe)`: a context lives only while its command runs, on the server's queue, where
+/// the server and the session are alive; checked references would cost atomic operations on every command.
+struct CommandContext {
+    /// The session that sent the command.
+    unowned(unsafe) let session: Session
+    /// The server it runs in.
+    unowned(unsafe) let server: Server
+
+    /// The subscription service center.
+    var center: SubscriptionCenter<Publication> { server.center }
+
+    /// The configuration in force.
+    var configuration: ServerConfiguration { server.configuration }
+
+    /// Runs a center operation, turning its error into the wire's (codes from shared/PROTOCOL.md).
+    func inCenter<Result>(
+        _ body: (SubscriptionCenter<Publication>) throws(CenterError) -> Result
+    ) throws(ProtocolError) -> Result {
+        do {
+            return try body(center)
+        } catch {
+            throw ProtocolError(error)
+        }
+    }
+}
+
+extension ProtocolError {
+    /// The wire error for a center error.
+    init(_ error: CenterError) {
+        switch error {
+        case .invalidName(let name, let problem):
+            self.init(.name, "invalid name '\(name)': \(problem)")
+        case .notFound(let number):
+            self.init(.notFound, "no subscription number '\(number)' (CREATE it first)")
+        case .limit(let what):
+            self.init(.limit, what)
+        }
+    }
+}

@@ -1,0 +1,31 @@
+import SubscriptionProtocol
+
+extension Server {
+    /// Runs one parsed command for `session`: the policy first, then the verb's handler (one file each, in this
+    /// folder); the reply, or the error, is queued after any pushes the command caused.
+    func run(_ command: Command, for session: Session) {
+        let context = CommandContext(session: session, server: self)
+        let reply: Reply
+        do throws(ProtocolError) {
+            try CommandPolicy.authorize(command, for: session)
+            switch command {
+            case .hello(let name, let token): reply = try HelloCommand.run(name: name, token: token, context)
+            case .create(let number): reply = try CreateCommand.run(number, context)
+            case .remove(let number): reply = try RemoveCommand.run(number, context)
+            case .subscribe(let pattern, let from): reply = try SubscribeCommand.run(pattern, from: from, context)
+            case .unsubscribe(let pattern): reply = UnsubscribeCommand.run(pattern, context)
+            case .publish(let number, let payload, let info):
+                reply = try PublishCommand.run(number, payload: payload, info: info, context)
+            case .send(let number, let payload): reply = try PublishCommand.run(number, payload: payload, info: [], context)
+            case .list(let pattern): reply = try ListCommand.run(pattern, context)
+            case .stats: reply = StatsCommand.run(context)
+            case .ping(let text): reply = .pong(text)
+            case .quit: reply = QuitCommand.run(context)
+            }
+        } catch {
+            session.queueError(error)
+            return
+        }
+        session.queue(reply)
+    }
+}

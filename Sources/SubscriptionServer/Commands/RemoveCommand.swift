@@ -1,0 +1,10 @@
+import SubscriptionCenter
+import SubscriptionProtocol
+
+/// `REMOVE <number>`: every exact subscriber is told `GONE` (through the center), and the reply counts them.
+enum RemoveCommand {
+    static func run(_ number: String, _ context: CommandContext) throws(ProtocolError) -> Reply {
+        let told = try context.inCenter { center throws(CenterError) in try center.remove(number) }
+        return .ok("removed \(told.count)")
+    }
+}

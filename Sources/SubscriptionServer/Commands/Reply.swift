@@ -1,0 +1,24 @@
+import SubscriptionProtocol
+
+/// A command's answer, before it is encoded: every handler returns one (or throws a ``ProtocolError``), and the
+/// session encodes it after the pushes the command caused, so a reply is never split by one.
+enum Reply: Equatable {
+    /// `+OK`, or `+OK <text>`.
+    case ok(String? = nil)
+    /// `+OK <n>` (written without making a String).
+    case count(Int)
+    /// `*<n>` and the lines.
+    case list([String])
+    /// `+PONG`, or `+PONG <text>`.
+    case pong(String?)
+
+    /// Appends the wire bytes.
+    func encode(into buffer: inout [UInt8]) {
+        switch self {
+        case .ok(let text): ReplyEncoder.ok(text, into: &buffer)
+        case .count(let count): ReplyEncoder.okCount(count, into: &buffer)
+        case .list(let lines): ReplyEncoder.list(lines, into: &buffer)
+        case .pong(let text): ReplyEncoder.pong(text, into: &buffer)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import SubscriptionProtocol
+
+/// What a session asks of the engine that owns it: to run its commands and to take note of its end. The server is
+/// the owner; a session knows it only through this.
+protocol SessionOwner: AnyObject {
+    /// Runs one parsed command for the session (policy, handler, reply).
+    func run(_ command: Command, for session: Session)
+    /// The session takes no more commands: it leaves the center at once (no later send counts it).
+    func sessionStoppedServing(_ session: Session)
+    /// The session's output passed `max_pending` as a message arrived; it is cut off next.
+    func sessionFellBehind(_ session: Session)
+    /// The session closed for `reason`; its descriptor is being released.
+    func sessionClosed(_ session: Session, reason: CloseReason)
+    /// A fatal protocol error ends the session (for the log).
+    func sessionFailed(_ session: Session, with error: ProtocolError)
+}
