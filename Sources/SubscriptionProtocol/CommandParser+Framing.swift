@@ -76,7 +76,7 @@ extension CommandParser {
             return .failure(Self.invalidName("number", numberBytes, error))
         }
         let info: [InfoPair]
-        switch pending.info {
+        switch pendingInfo {
         case .success(let pairs): info = pairs
         case .failure(let error): return .failure(error)
         }

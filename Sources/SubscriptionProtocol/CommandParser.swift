@@ -79,9 +79,11 @@ public struct CommandParser {
         var payloadOffset: Int
         /// The announced payload size.
         var payloadCount: Int
-        /// The info pairs, or the error to answer once the payload is consumed.
-        var info: Result<[InfoPair], ProtocolError>
     }
+
+    /// The info pairs of the `PUB` whose payload is awaited, or the error to answer once it is consumed. Kept out of
+    /// ``State`` so that the state stays plain data (no reference counting when it is copied, on every command).
+    var pendingInfo: Result<[InfoPair], ProtocolError> = .success([])
 
     /// Makes an empty parser enforcing `limits`.
     public init(limits: ProtocolLimits = ProtocolLimits()) {
@@ -131,9 +133,9 @@ public struct CommandParser {
                             numberOffset: number.lowerBound - readIndex,
                             numberCount: number.count,
                             payloadOffset: span.end - readIndex,
-                            payloadCount: count,
-                            info: info
+                            payloadCount: count
                         ))
+                        pendingInfo = info
                     }
                 }
             }
