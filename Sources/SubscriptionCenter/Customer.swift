@@ -1,5 +1,10 @@
-/// Something that can receive messages from the center. The center holds customers **weakly**: a customer that is
-/// released by its owner is gone from every number at once, without an explicit unsubscribe.
+/// Something that can receive messages from the center. By default the center holds customers **weakly**: a
+/// customer that is released by its owner is gone from every number at once, without an explicit unsubscribe.
+///
+/// A customer whose owner always ends it explicitly (the daemon's sessions: a closing session leaves the center at
+/// once) may ask to be held strongly instead (``retention``): it then stays until its last subscription is removed
+/// (``SubscriptionCenter/removeAll(_:)``), and no weak reference to it is ever made, which spares every delivery a
+/// weak load and the slow reference counting of an object with weak references.
 ///
 /// In the daemon a customer is a client session; in tests it is any small class.
 public protocol Customer<Message>: AnyObject {
@@ -17,6 +22,23 @@ public protocol Customer<Message>: AnyObject {
     ///
     /// It may call back into the center.
     func numberRemoved(_ number: String)
+
+    /// How the center holds this customer; ``CustomerRetention/weak`` unless the customer says otherwise.
+    var retention: CustomerRetention { get }
+}
+
+/// How the center holds a customer.
+public enum CustomerRetention: Sendable {
+    /// Weakly: a released customer is gone from the center at once (NSNotificationCenter's observers).
+    case weak
+    /// Strongly, until its last subscription is removed: for customers whose owner ends them explicitly with
+    /// ``SubscriptionCenter/removeAll(_:)`` (a forgotten call keeps the customer alive; it never dangles).
+    case untilRemoved
+}
+
+extension Customer {
+    /// Weakly, by default.
+    public var retention: CustomerRetention { .weak }
 }
 
 /// The seed of the design: `NSNotificationCenter`, with its words mapped to ours.

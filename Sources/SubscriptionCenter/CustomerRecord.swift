@@ -4,8 +4,10 @@
 /// A record whose weak reference reads nil belongs to a released customer: it is purged the first time it is seen.
 /// Records are never shared between customers, even when a new customer gets the address of a dead one.
 final class CustomerRecord<Message> {
-    /// The customer, or nil once its owner released it.
-    weak var customer: (any Customer<Message>)?
+    /// A customer held weakly (``CustomerRetention/weak``); nil once its owner released it.
+    weak var weakCustomer: (any Customer<Message>)?
+    /// A customer held until it is removed (``CustomerRetention/untilRemoved``); no weak reference is made to it.
+    let retainedCustomer: (any Customer<Message>)?
     /// The key of this record in ``SubscriptionCenter/customers`` (the customer's identity when it was added).
     let key: ObjectIdentifier
     /// The stamp of the last send that delivered to this customer (at-most-once per send).
@@ -14,8 +16,20 @@ final class CustomerRecord<Message> {
     var patterns: [NameKey: Bool] = [:]
 
     init(_ customer: any Customer<Message>) {
-        self.customer = customer
+        switch customer.retention {
+        case .weak:
+            self.retainedCustomer = nil
+            self.weakCustomer = customer
+        case .untilRemoved:
+            self.retainedCustomer = customer
+        }
         self.key = ObjectIdentifier(customer)
+    }
+
+    /// The customer, or nil once the owner of a weakly held one released it.
+    @inline(__always)
+    var customer: (any Customer<Message>)? {
+        retainedCustomer ?? weakCustomer
     }
 }
 

@@ -52,12 +52,18 @@ extension SubscriptionCenter {
                         if visits.contains(record) { return }
                         // A filtered subscription that does not pass leaves the customer to its other ones.
                         if let wanted = subscription.from, !Self.sameBytes(wanted, sender) { return }
-                        guard let customer = record.customer else {
+                        // A retained customer is borrowed from the record (a `let` the snapshot keeps alive): no
+                        // reference counting per delivery. A weak one is loaded, and purged once released.
+                        if record.retainedCustomer != nil {
+                            visits.insert(record)
+                            // Called through the optional in place, so the customer is borrowed, not copied.
+                            if record.retainedCustomer?.receive(message, on: number) == true { accepted += 1 }
+                        } else if let customer = record.weakCustomer {
+                            visits.insert(record)
+                            if customer.receive(message, on: number) { accepted += 1 }
+                        } else {
                             purge(record)
-                            return
                         }
-                        visits.insert(record)
-                        if customer.receive(message, on: number) { accepted += 1 }
                     }
                 }
             }

@@ -28,7 +28,8 @@ public struct PublicationLayout: Sendable {
 /// `MSG <number> <nbytes>[ from=<sender>][ <key>=<value>...]` LF, payload, LF. Every socket receiver queues a
 /// reference to these same bytes (redis shared objects, mosquitto's message store), and a receiver that is not a
 /// socket (a test, a bridge, the daemon itself) reads the parts through ``number``, ``sender``, ``info`` and
-/// ``withPayload(_:)`` without parsing anything. Immutable once made, so it may be shared across threads.
+/// ``withPayload(_:)`` without parsing anything. Immutable once made. (Not `Sendable`: `ManagedBuffer` is not, and
+/// the daemon shares a publication only on its one queue.)
 ///
 /// ```swift
 /// let publication = Publication.make(number: "SCIENCE", sender: "lab", info: [InfoPair(key: "unit", value: "EUR")],
@@ -36,7 +37,7 @@ public struct PublicationLayout: Sendable {
 /// publication.number        // "SCIENCE"
 /// publication.info          // [unit=EUR]
 /// ```
-public final class Publication: ManagedBuffer<PublicationLayout, UInt8>, @unchecked Sendable {
+public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     /// What a publication costs beyond its frame bytes: the object header, the layout and the allocator's header.
     public static let overhead = 112
 

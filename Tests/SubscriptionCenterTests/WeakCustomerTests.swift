@@ -102,3 +102,47 @@ final class WeakCustomerTests: XCTestCase {
         XCTAssertEqual(center.subscriptions(of: fresh).map(\.pattern), ["NEW", "OLD"])
     }
 }
+
+/// A customer held ``CustomerRetention/untilRemoved``: the center keeps it until its last subscription is removed,
+/// and then lets it go; it never dangles.
+final class RetainedCustomerTests: XCTestCase {
+    /// A probe that asks to be held until it is removed.
+    final class RetainedProbe: Customer {
+        typealias Message = String
+        var received: [String] = []
+        var retention: CustomerRetention { .untilRemoved }
+        func receive(_ message: String, on number: String) -> Bool {
+            received.append(message)
+            return true
+        }
+        func numberRemoved(_ number: String) {}
+    }
+
+    func testTheCenterKeepsARetainedCustomerUntilItIsRemoved() throws {
+        let center = SubscriptionCenter<String>()
+        try center.create("N")
+        var probe: RetainedProbe? = RetainedProbe()
+        weak let watcher = probe
+        try center.add(probe!, to: "N")
+        try center.add(probe!, to: "M.*")
+        probe = nil
+        XCTAssertNotNil(watcher, "held by the center while it is subscribed")
+        XCTAssertEqual(try center.send("still here", to: "N"), 1)
+        XCTAssertEqual(watcher?.received, ["still here"])
+        center.removeAll(watcher!)
+        XCTAssertNil(watcher, "released with its last subscription")
+        XCTAssertEqual(try center.send("gone", to: "N"), 0)
+        XCTAssertEqual(center.customerCount, 0)
+    }
+
+    func testUnsubscribingEveryPatternReleasesItToo() throws {
+        let center = SubscriptionCenter<String>()
+        try center.create("N")
+        var probe: RetainedProbe? = RetainedProbe()
+        weak let watcher = probe
+        try center.add(probe!, to: "N")
+        probe = nil
+        center.remove(watcher!, from: "N")
+        XCTAssertNil(watcher)
+    }
+}

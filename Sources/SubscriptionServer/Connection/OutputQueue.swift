@@ -4,12 +4,16 @@ import Glibc
 import SubscriptionProtocol
 import SubscriptionSystem
 
-/// The ordered output of one connection: publications' shared `MSG` frames and the session's own reply bytes, written with
-/// one writev(2) per turn (swift-nio `PendingWritesManager`).
+/// The ordered output of one connection: publications' shared `MSG` frames and the session's own bytes, written
+/// with one writev(2) per turn (swift-nio `PendingWritesManager`).
 ///
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
-/// push. Reply bytes go to the session's one ``ReplyBuffer``; the queue records only how many of them come between
-/// two frames. Arrays are reused (`removeAll(keepingCapacity:)`), so a steady stream costs no allocation here.
+/// push. The session's own bytes go to its one ``OutputBuffer``; the queue records only how many of them come
+/// between two shared frames. A message frame of at most ``copyLimit`` bytes is copied there too rather than
+/// shared: for small messages a copy (tens of nanoseconds) is cheaper than holding a reference (an atomic retain
+/// and release) and handing the kernel one more iovec, and consecutive small messages leave in one contiguous
+/// block. Larger frames are shared by reference, never copied. Buffers are reused from turn to turn, so a steady
+/// stream costs no allocation here; the session's housekeeping frees them once it is idle.
 ///
 /// Memory is counted as it is held (``heldBytes``): each frame's whole allocation, the reply buffer and the chunk
 /// list, so a client that pipelines small commands around large pushes is paused by what it really costs.
@@ -26,15 +30,14 @@ struct OutputQueue {
         var held: Int
     }
 
-    /// Chunk lists up to this capacity are kept when the output empties; longer ones are freed.
-    static let keptChunkCapacity = 1024
-    /// Reply buffers up to this capacity are kept when the output empties; larger ones are freed.
-    static let keptReplyCapacity = 16 << 10
+    /// Message frames up to this many bytes are copied into the output buffer; larger ones are shared by reference.
+    static let copyLimit = 1024
+
 
     private var chunks: [Chunk] = []
     private var head = 0
     private var headOffset = 0
-    private let replies = ReplyBuffer()
+    private let ownBytes = OutputBuffer()
     /// The ``Publication/heldBytes`` of every publication still queued.
     private var framesHeld = 0
 
@@ -47,11 +50,16 @@ struct OutputQueue {
     /// The memory held by what is queued: frames, the reply buffer and the chunk list (0 when nothing is queued).
     var heldBytes: Int {
         guard pendingBytes > 0 else { return 0 }
-        return framesHeld + replies.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
+        return framesHeld + ownBytes.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
     }
 
-    /// Queues a publication's shared frame (a reference, not a copy).
+    /// Queues a publication's frame: a copy of a small one, a reference to a large one.
     mutating func append(_ publication: Publication) {
+        let count = publication.frameCount
+        if count <= Self.copyLimit {
+            append(replyBytes: UnsafeRawBufferPointer(start: publication.frameBase, count: count))
+            return
+        }
         let chunk = Chunk(
             publication: .passRetained(publication), count: publication.frameCount, held: publication.heldBytes)
         chunks.append(chunk)
@@ -59,10 +67,10 @@ struct OutputQueue {
         framesHeld += chunk.held
     }
 
-    /// Copies reply bytes to the reply buffer; consecutive replies make one chunk.
+    /// Copies bytes (a reply, a push, a small message) to the output buffer; consecutive ones make one chunk.
     mutating func append(replyBytes bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
-        replies.append(bytes)
+        ownBytes.append(bytes)
         pendingBytes += bytes.count
         if head < chunks.count && chunks[chunks.count - 1].publication == nil {
             chunks[chunks.count - 1].count += bytes.count
@@ -77,8 +85,8 @@ struct OutputQueue {
         chunks = []
         head = 0
         headOffset = 0
-        replies.consume(replies.count)
-        replies.releaseStorage()
+        ownBytes.consume(ownBytes.count)
+        ownBytes.releaseStorage()
         framesHeld = 0
         pendingBytes = 0
     }
@@ -90,7 +98,7 @@ struct OutputQueue {
         chunks = []
         head = 0
         headOffset = 0
-        replies.releaseStorage()
+        ownBytes.releaseStorage()
     }
 
     /// Writes as much as the socket takes, `maxVectors` chunks per writev, until it would block or all is out.
@@ -115,7 +123,7 @@ struct OutputQueue {
                     let base = publication._withUnsafeGuaranteedRef { $0.frameBase }
                     vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(base + offset), iov_len: length)
                 } else {
-                    vectors[n] = iovec(iov_base: replies.readable(replyOffset + length) + replyOffset, iov_len: length)
+                    vectors[n] = iovec(iov_base: ownBytes.readable(replyOffset + length) + replyOffset, iov_len: length)
                     replyOffset += length
                 }
                 offered += length
@@ -140,7 +148,7 @@ struct OutputQueue {
             let chunk = chunks[head]
             let remaining = chunk.count - headOffset
             let taken = min(left, remaining)
-            if chunk.publication == nil { replies.consume(taken) }
+            if chunk.publication == nil { ownBytes.consume(taken) }
             left -= taken
             if taken < remaining {
                 headOffset += taken
@@ -152,9 +160,10 @@ struct OutputQueue {
             }
         }
         if head == chunks.count {
-            chunks.removeAll(keepingCapacity: chunks.capacity <= Self.keptChunkCapacity)
+            // Capacity is kept for the next turn (freeing and growing again each turn costs page faults); an idle
+            // session gives it back in ``releaseIdleMemory()``.
+            chunks.removeAll(keepingCapacity: true)
             head = 0
-            if replies.capacity > Self.keptReplyCapacity { replies.releaseStorage() }
         } else if head >= 1024 && head * 2 >= chunks.count {
             chunks.removeFirst(head)
             head = 0

@@ -106,8 +106,10 @@ final class Session: Customer, @unchecked Sendable {
     /// Starts watching the socket.
     func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: fd, queue: loop.queue)
-        source.setEventHandler { [weak self] in self?.handleReadable() }
-        // The cancel handler holds the session strongly: the descriptor must outlive every source watching it.
+        // Both handlers hold the session strongly (the descriptor must outlive every source watching it); the cycle
+        // ends when ``tearDown()`` cancels the source. No weak reference to a session is ever made: weak references
+        // move an object's reference counts to a slower side table, which every delivery would pay for.
+        source.setEventHandler { self.handleReadable() }
         source.setCancelHandler { self.sourceCancelled() }
         liveSources += 1
         readSource = source
@@ -130,6 +132,10 @@ final class Session: Customer, @unchecked Sendable {
         if !isDirty { loop.markDirty(self) }
         return true
     }
+
+    /// Held by the center until it is removed: the server removes a session from the center the moment it stops
+    /// serving, so the center never needs a weak reference to it.
+    var retention: CustomerRetention { .untilRemoved }
 
     /// Queues a GONE push: a number this session was subscribed to exactly was removed.
     func numberRemoved(_ number: String) {
@@ -287,7 +293,7 @@ final class Session: Customer, @unchecked Sendable {
 
     /// Reads again on a later turn of the queue, without waiting for the read source (which may not report again).
     private func scheduleRead() {
-        loop.queue.async { [weak self] in self?.handleReadable() }
+        loop.queue.async { self.handleReadable() }
     }
 
     // MARK: Writing
@@ -309,8 +315,7 @@ final class Session: Customer, @unchecked Sendable {
     private func armWriteSource() {
         if writeSource == nil {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
-            source.setEventHandler { [weak self] in
-                guard let self else { return }
+            source.setEventHandler {
                 self.flush()
                 self.loop.endOfTurn()
             }
@@ -333,8 +338,7 @@ final class Session: Customer, @unchecked Sendable {
     private func perform(_ actions: ConnectionStateMachine.Actions) {
         if actions.contains(.stopServing) { owner.sessionStoppedServing(self) }
         if actions.contains(.startCloseDeadline) {
-            loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) { [weak self] in
-                guard let self else { return }
+            loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) {
                 self.perform(self.machine.closeDeadlinePassed())
             }
         }
@@ -363,6 +367,7 @@ final class Session: Customer, @unchecked Sendable {
     /// and the center).
     func tearDown() {
         output.removeAll()
+        parser = CommandParser(limits: parser.limits)
         // A suspended source must be resumed before it is cancelled.
         if let source = readSource {
             if machine.isReadingPaused { source.resume() }

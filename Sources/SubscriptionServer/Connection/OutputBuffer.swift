@@ -2,17 +2,18 @@
 import Glibc
 #endif
 
-/// A session's own reply bytes, first in first out, in one growable allocation.
+/// A session's own output bytes, first in first out, in one growable allocation: its replies, its `GONE` pushes,
+/// and copies of small messages.
 ///
-/// Replies and pushes of one session share it, so a 6-byte `+OK 1` after each message costs 6 bytes, not a block
-/// of its own. Bytes are appended at ``end`` and written out from ``start``; ``OutputQueue`` records how many reply
-/// bytes sit between two message frames, so the bytes need no positions of their own and may move (when the buffer
-/// is compacted or grown) between two writes.
+/// They share it, so a 6-byte `+OK 1` after each message costs 6 bytes, not a block of its own. Bytes are appended
+/// at ``end`` and written out from ``start``; ``OutputQueue`` records how many of them sit between two shared
+/// frames, so the bytes need no positions of their own and may move (when the buffer is compacted or grown)
+/// between two writes.
 ///
 /// Invariant: `0 <= start <= end <= capacity`, and `storage` holds `capacity` bytes (nil when 0). A pointer from
 /// ``readable`` is valid until the next ``append(_:)`` or ``releaseStorage()``; ``OutputQueue`` uses one only within
 /// one writev(2). Confined to the server queue, as its session is.
-final class ReplyBuffer {
+final class OutputBuffer {
     /// The first byte not yet written to the socket.
     private(set) var start = 0
     /// One past the last byte queued.
@@ -43,7 +44,7 @@ final class ReplyBuffer {
 
     /// The first `count` unwritten bytes, for an iovec. Only valid until the next append.
     func readable(_ count: Int) -> UnsafeMutableRawPointer {
-        precondition(count <= self.count && storage != nil, "ReplyBuffer: reading past what was queued")
+        precondition(count <= self.count && storage != nil, "OutputBuffer: reading past what was queued")
         return UnsafeMutableRawPointer(storage.unsafelyUnwrapped + start)
     }
 
@@ -64,11 +65,12 @@ final class ReplyBuffer {
         capacity = 0
     }
 
-    /// Makes room for `needed` more bytes after ``end``: moves the unwritten bytes to the front when that is
-    /// enough, otherwise allocates the next power of two that holds them.
+    /// Makes room for `needed` more bytes after ``end``: moves the unwritten bytes to the front when that leaves at
+    /// least half the buffer free (so each byte is moved a bounded number of times), otherwise allocates the next
+    /// power of two that holds twice them.
     private func makeRoom(for needed: Int) {
         let live = end - start
-        if let storage, live + needed <= capacity {
+        if let storage, (live + needed) * 2 <= capacity {
             // The two ranges may overlap: memmove.
             if live > 0 { memmove(storage, storage + start, live) }
             start = 0
@@ -76,7 +78,7 @@ final class ReplyBuffer {
             return
         }
         var newCapacity = max(Self.initialCapacity, capacity)
-        while newCapacity < live + needed { newCapacity *= 2 }
+        while newCapacity < (live + needed) * 2 { newCapacity *= 2 }
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         if let storage {
             if live > 0 { grown.update(from: storage + start, count: live) }
