@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import SubscriptionWire
 
 /// A number, pattern or token as a dictionary key, equal and hashed **byte for byte**.
@@ -22,9 +25,11 @@ struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
         let left = lhs.text.utf8
         let right = rhs.text.utf8
         guard left.count == right.count else { return false }
-        // Native strings are contiguous: compare the two byte buffers directly.
+        // Native strings are contiguous: compare the two byte buffers with memcmp.
         let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
-            right.withContiguousStorageIfAvailable { rightBytes in leftBytes.elementsEqual(rightBytes) }
+            right.withContiguousStorageIfAvailable { rightBytes in
+                leftBytes.isEmpty || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0
+            }
         }
         if let contiguous, let equal = contiguous { return equal }
         return left.elementsEqual(right)

@@ -8,10 +8,21 @@ extension SubscriptionCenter {
     /// true. Throws ``CenterError/notFound(_:)`` when the number does not exist.
     @discardableResult
     public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError) -> Int {
+        try send(to: number, from: sender) { message }
+    }
+
+    /// ``send(_:to:from:)`` with the message made only when there is someone to receive it: `message` is called at
+    /// most once, before the first delivery (the daemon frames a publication only when some session will get it).
+    @discardableResult
+    public func send(
+        to number: String, from sender: String? = nil, message: () -> Message
+    ) throws(CenterError) -> Int {
         guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
         let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
+        if exact.isEmpty && wildcard.isEmpty { return 0 }
+        let message = message()
         var visits = beginVisits()
         deliveryDepth += 1
         defer { deliveryDepth -= 1 }

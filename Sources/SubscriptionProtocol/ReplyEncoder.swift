@@ -18,6 +18,19 @@ public enum ReplyEncoder {
         buffer.append(ASCII.lf)
     }
 
+    /// The most bytes ``writeOkCount(_:to:)`` writes.
+    public static let okCountMaxBytes = 26
+
+    /// Writes `+OK <count>\n` at `destination` (room for ``okCountMaxBytes``); returns the bytes written. The reply
+    /// to every `PUB` goes this way, with no buffer of its own.
+    public static func writeOkCount(_ count: Int, to destination: UnsafeMutableRawPointer) -> Int {
+        let prefix: StaticString = "+OK "
+        destination.copyMemory(from: prefix.utf8Start, byteCount: 4)
+        let digits = Decimal.write(count, to: destination + 4)
+        destination.storeBytes(of: ASCII.lf, toByteOffset: 4 + digits, as: UInt8.self)
+        return 4 + digits + 1
+    }
+
     /// `+PONG\n`, or `+PONG <text>\n` when `text` is not nil or empty.
     public static func pong(_ text: String?, into buffer: inout [UInt8]) {
         appendASCII("+PONG", into: &buffer)

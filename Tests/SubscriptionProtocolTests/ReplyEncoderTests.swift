@@ -25,6 +25,12 @@ final class ReplyEncoderTests: XCTestCase {
         XCTAssertEqual(encoded { ReplyEncoder.okCount(0, into: &$0) }, "+OK 0\n")
         XCTAssertEqual(encoded { ReplyEncoder.okCount(7, into: &$0) }, "+OK 7\n")
         XCTAssertEqual(encoded { ReplyEncoder.okCount(12, into: &$0) }, "+OK 12\n")
+        for count in [0, 9, 10, 12_345, Int.max] {
+            var space = [UInt8](repeating: 0xEE, count: ReplyEncoder.okCountMaxBytes + 1)
+            let written = space.withUnsafeMutableBytes { ReplyEncoder.writeOkCount(count, to: $0.baseAddress!) }
+            XCTAssertEqual(String(decoding: space[..<written], as: UTF8.self), "+OK \(count)\n")
+            XCTAssertEqual(space[ReplyEncoder.okCountMaxBytes], 0xEE, "stays within okCountMaxBytes")
+        }
         XCTAssertEqual(encoded { ReplyEncoder.okCount(1_000_000, into: &$0) }, "+OK 1000000\n")
         XCTAssertEqual(encoded { ReplyEncoder.okCount(Int.max, into: &$0) }, "+OK \(Int.max)\n")
         XCTAssertEqual(encoded { ReplyEncoder.okCount(-5, into: &$0) }, "+OK -5\n")

@@ -3,12 +3,12 @@ import SubscriptionProtocol
 extension Server {
     /// Runs one parsed command for `session`: the policy first, then the verb's handler (one file each, in this
     /// folder); the reply, or the error, is queued after any pushes the command caused.
-    func run(_ command: Command, for session: Session) {
+    func run(_ command: consuming Command, for session: Session) {
         let context = CommandContext(session: session, server: self)
         let reply: Reply
         do throws(ProtocolError) {
             try CommandPolicy.authorize(command, for: session)
-            switch command {
+            switch consume command {
             case .hello(let name, let token): reply = try HelloCommand.run(name: name, token: token, context)
             case .create(let number): reply = try CreateCommand.run(number, context)
             case .remove(let number): reply = try RemoveCommand.run(number, context)

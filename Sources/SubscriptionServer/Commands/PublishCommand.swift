@@ -2,18 +2,18 @@ import SubscriptionCenter
 import SubscriptionProtocol
 import SubscriptionWire
 
-/// `PUB` and `SEND`: the publication is made (its `MSG` frame encoded once) and the center fans it out; the reply
-/// is how many sessions it was queued for.
+/// `PUB` and `SEND`: the center fans the publication out, made (its `MSG` frame encoded once) as soon as one
+/// session will receive it; the reply is how many sessions it was queued for.
 enum PublishCommand {
     static func run(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
     ) throws(ProtocolError) -> Reply {
         let sender = context.session.name
-        let publication = payload.withUnsafeBytes {
-            Publication.make(number: number, sender: sender, info: info, payload: $0)
-        }
+        // Framed only when some session will receive it.
         let receivers = try context.inCenter { center throws(CenterError) in
-            try center.send(publication, to: number, from: sender)
+            try center.send(to: number, from: sender) {
+                payload.withUnsafeBytes { Publication.make(number: number, sender: sender, info: info, payload: $0) }
+            }
         }
         context.server.stats.messagesPublished += 1
         context.server.stats.messagesDelivered += UInt64(receivers)

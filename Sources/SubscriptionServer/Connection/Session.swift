@@ -25,11 +25,13 @@ final class Session: Customer, @unchecked Sendable {
     let fd: Int32
     /// True for a TCP connection (keepalive applies), false for a Unix socket.
     let isTCP: Bool
-    /// The loop this session runs on. `unowned(unsafe)`: the loop outlives every session (its owner tears them all
-    /// down before it could go), and a checked reference would cost two atomic operations per delivery.
-    unowned(unsafe) let loop: EventLoop
-    /// The engine that owns this session; `unowned(unsafe)` for the same reason.
-    unowned(unsafe) let owner: any SessionOwner
+    /// The loop this session runs on. A strong `let`: read through `self`, it is borrowed, with no reference
+    /// counting per use (an `unowned(unsafe)` reference is copied into a strong one, a retain and a release, each
+    /// time it is used).
+    let loop: EventLoop
+    /// The engine that owns this session. Strong as ``loop``; the cycle with the owner's session table ends when
+    /// the session closes and leaves the table.
+    let owner: any SessionOwner
     /// `max_pending` in force: output holding more memory than this cuts a subscriber off. Read on every delivery;
     /// changed only by a reload, on the server queue, so `@exclusivity(unchecked)` as ``output`` is.
     @exclusivity(unchecked) private(set) var maxPending: Int
@@ -147,7 +149,19 @@ final class Session: Customer, @unchecked Sendable {
 
     /// Queues a command's reply (after the pushes the command caused).
     func queue(_ reply: Reply) {
-        appendReply { reply.encode(into: &$0) }
+        if case .count(let count) = reply {
+            // The reply to every PUB: written on the stack and copied once into the output.
+            withUnsafeTemporaryAllocation(byteCount: ReplyEncoder.okCountMaxBytes, alignment: 8) { space in
+                let written = ReplyEncoder.writeOkCount(count, to: space.baseAddress!)
+                output.append(replyBytes: UnsafeRawBufferPointer(rebasing: space[..<written]))
+            }
+            if !isDirty { loop.markDirty(self) }
+            return
+        }
+        loop.scratch.removeAll(keepingCapacity: true)
+        reply.encode(into: &loop.scratch)
+        loop.scratch.withUnsafeBytes { output.append(replyBytes: $0) }
+        loop.markDirty(self)
     }
 
     /// Queues a command's `-ERR` reply.
@@ -247,7 +261,7 @@ final class Session: Customer, @unchecked Sendable {
     /// megabytes, so the check is made after every command, not once per read).
     private func processCommands() {
         while machine.isReading, let result = parser.next() {
-            switch result {
+            switch consume result {
             case .success(let command):
                 owner.run(command, for: self)
             case .failure(let error):

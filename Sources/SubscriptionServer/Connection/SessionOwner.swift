@@ -3,8 +3,9 @@ import SubscriptionProtocol
 /// What a session asks of the engine that owns it: to run its commands and to take note of its end. The server is
 /// the owner; a session knows it only through this.
 protocol SessionOwner: AnyObject {
-    /// Runs one parsed command for the session (policy, handler, reply).
-    func run(_ command: Command, for session: Session)
+    /// Runs one parsed command for the session (policy, handler, reply). The command is consumed: its payload and
+    /// names move into the handler without reference counting.
+    func run(_ command: consuming Command, for session: Session)
     /// The session takes no more commands: it leaves the center at once (no later send counts it).
     func sessionStoppedServing(_ session: Session)
     /// The session's output passed `max_pending` as a message arrived; it is cut off next.
