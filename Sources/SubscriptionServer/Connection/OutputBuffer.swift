@@ -65,12 +65,12 @@ final class OutputBuffer {
         capacity = 0
     }
 
-    /// Makes room for `needed` more bytes after ``end``: moves the unwritten bytes to the front when that leaves at
-    /// least half the buffer free (so each byte is moved a bounded number of times), otherwise allocates the next
-    /// power of two that holds twice them.
+    /// Makes room for `needed` more bytes after ``end``: moves the unwritten bytes to the front when they fill at most
+    /// half the buffer (so a byte is moved a bounded number of times), otherwise allocates the next power of two that
+    /// holds them.
     private func makeRoom(for needed: Int) {
         let live = end - start
-        if let storage, (live + needed) * 2 <= capacity {
+        if let storage, live + needed <= capacity, live * 2 <= capacity {
             // The two ranges may overlap: memmove.
             if live > 0 { memmove(storage, storage + start, live) }
             start = 0
@@ -78,7 +78,7 @@ final class OutputBuffer {
             return
         }
         var newCapacity = max(Self.initialCapacity, capacity)
-        while newCapacity < (live + needed) * 2 { newCapacity *= 2 }
+        while newCapacity < live + needed { newCapacity *= 2 }
         let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         if let storage {
             if live > 0 { grown.update(from: storage + start, count: live) }

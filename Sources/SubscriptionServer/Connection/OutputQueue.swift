@@ -10,9 +10,10 @@ import SubscriptionSystem
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
 /// push. The session's own bytes go to its one ``OutputBuffer``; the queue records only how many of them come
 /// between two shared frames. A message frame of at most ``copyLimit`` bytes is copied there too rather than
-/// shared: for small messages a copy (tens of nanoseconds) is cheaper than holding a reference (an atomic retain
-/// and release) and handing the kernel one more iovec, and consecutive small messages leave in one contiguous
-/// block. Larger frames are shared by reference, never copied. Buffers are reused from turn to turn, so a steady
+/// shared, while the session keeps up (``copyBacklogLimit``): for small messages a copy (tens of nanoseconds) is
+/// cheaper than holding a reference (an atomic retain and release) and handing the kernel one more iovec, and
+/// consecutive small messages leave in one contiguous block. Larger frames, and every frame to a backlogged
+/// session, are shared by reference. Buffers are reused from turn to turn, so a steady
 /// stream costs no allocation here; the session's housekeeping frees them once it is idle.
 ///
 /// Memory is counted as it is held (``heldBytes``): each frame's whole allocation, the reply buffer and the chunk
@@ -32,6 +33,10 @@ struct OutputQueue {
 
     /// Message frames up to this many bytes are copied into the output buffer; larger ones are shared by reference.
     static let copyLimit = 1024
+    /// ...but only while the output buffer holds less than this: a backlogged subscriber (it reads slower than
+    /// messages come) shares frames instead, so a backlog of N messages to S subscribers costs N frames, not N × S
+    /// copies.
+    static let copyBacklogLimit = 16 << 10
 
 
     private var chunks: [Chunk] = []
@@ -56,7 +61,7 @@ struct OutputQueue {
     /// Queues a publication's frame: a copy of a small one, a reference to a large one.
     mutating func append(_ publication: Publication) {
         let count = publication.frameCount
-        if count <= Self.copyLimit {
+        if count <= Self.copyLimit && ownBytes.count < Self.copyBacklogLimit {
             append(replyBytes: UnsafeRawBufferPointer(start: publication.frameBase, count: count))
             return
         }
