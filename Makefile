@@ -8,7 +8,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test apt build release run test bench fuzz install uninstall clean
+.PHONY: all deps deps-test deps-peers apt build release run test bench bench-peers fuzz install uninstall clean
 
 all: build
 
@@ -61,6 +61,21 @@ bench: release
 		--scenario pipeline --messages 300000 --size 128 --max-rss-mib 64
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--scenario idle --connections 10000
+
+## bench-peers: subd beside ref-relay (a minimal C relay of the protocol: this machine's limit), Redis, NATS and
+## Mosquitto, with ../shared/bench/run-peers.sh (every scenario, medians of PEER_REPS runs); prints the table, keeps
+## the raw results in .build/bench-peers
+PEERS      ?= ../shared/bench/run-peers.sh
+PEER_REPS  ?= 3
+bench-peers: release deps-peers
+	@test -x "$(PEERS)" || { echo "no $(PEERS): the side-by-side harness lives in the shared folder next to the project"; exit 1; }
+	"$(PEERS)" --reps $(PEER_REPS) --out .build/bench-peers \
+		--subd "$$($(SWIFT) build -c release --show-bin-path)/subd --listen 127.0.0.1:{port} --log-level warning"
+
+## deps-peers: the peers bench-peers compares with (Debian's redis-server, nats-server, mosquitto)
+deps-peers:
+	@command -v redis-server >/dev/null && command -v nats-server >/dev/null && command -v mosquitto >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="redis-server nats-server mosquitto"
 
 ## install: release subd and subctl to $(PREFIX)/bin, the config to /etc/subd/ (kept when it exists), the units
 ## to $(UNITDIR); DESTDIR stages it elsewhere

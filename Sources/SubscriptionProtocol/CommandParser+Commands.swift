@@ -22,6 +22,8 @@ extension CommandParser {
         guard count <= limits.maxPayload else {
             return .failure(ErrorText.payloadTooBig(buffer[size], limit: limits.maxPayload))
         }
+        // Most PUBs carry no pairs: nothing to parse, nothing to keep.
+        guard !line.isAtEnd else { return .publishHeader(number: number, count: count, info: .success([])) }
         return .publishHeader(number: number, count: count, info: parseInfoPairs(&line))
     }
 

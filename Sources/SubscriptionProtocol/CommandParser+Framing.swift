@@ -70,16 +70,17 @@ extension CommandParser {
         let numberBytes = buffer[numberStart..<(numberStart + pending.numberCount)]
         readIndex = frameEnd
         state = .awaitingLine
+        // The PUB's pairs (or their error) are taken now, whatever comes next, so none is left for the next PUB.
+        var info: [InfoPair] = []
+        if !pendingInfo.isEmpty { swap(&info, &pendingInfo) }
+        let infoError = pendingInfoError
+        pendingInfoError = nil
         do {
             try Names.check(numberBytes, allowWildcards: false)
         } catch {
             return .failure(Self.invalidName("number", numberBytes, error))
         }
-        let info: [InfoPair]
-        switch pendingInfo {
-        case .success(let pairs): info = pairs
-        case .failure(let error): return .failure(error)
-        }
+        if let infoError { return .failure(infoError) }
         let number = String(decoding: numberBytes, as: UTF8.self)
         return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
     }

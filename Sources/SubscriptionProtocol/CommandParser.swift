@@ -81,9 +81,11 @@ public struct CommandParser {
         var payloadCount: Int
     }
 
-    /// The info pairs of the `PUB` whose payload is awaited, or the error to answer once it is consumed. Kept out of
-    /// ``State`` so that the state stays plain data (no reference counting when it is copied, on every command).
-    var pendingInfo: Result<[InfoPair], ProtocolError> = .success([])
+    /// The info pairs of the `PUB` whose payload is awaited, and the error to answer once it is consumed instead.
+    /// Kept out of ``State`` so that the state stays plain data (no reference counting when it is copied, on every
+    /// command); set only for a `PUB` that has pairs (or bad ones), and cleared when its payload is taken.
+    var pendingInfo: [InfoPair] = []
+    var pendingInfoError: ProtocolError?
 
     /// Makes an empty parser enforcing `limits`.
     public init(limits: ProtocolLimits = ProtocolLimits()) {
@@ -135,7 +137,10 @@ public struct CommandParser {
                             payloadOffset: span.end - readIndex,
                             payloadCount: count
                         ))
-                        pendingInfo = info
+                        switch info {
+                        case .success(let pairs): if !pairs.isEmpty { pendingInfo = pairs }
+                        case .failure(let error): pendingInfoError = error
+                        }
                     }
                 }
             }

@@ -63,3 +63,19 @@ final class ParserInfoPairTests: XCTestCase {
         XCTAssertEqual(parseInAllModes(bytes("PUB a..b 1 from=x\nx\n")).map(failureCode), [.name])
     }
 }
+
+/// The pairs of one `PUB` never reach the next one, whatever ended the first.
+final class ParserInfoPairIsolationTests: XCTestCase {
+    func testPairsAndTheirErrorsStayWithTheirOwnPub() {
+        let results = parseInAllModes(
+            bytes("PUB a..b 1 k=v\nx\nPUB A 1\ny\nPUB A 1 from=x\nz\nPUB A 1\nw\nPUB A 1 k=v\nq\nPUB A 1\nr\n"))
+        XCTAssertEqual(results.count, 6)
+        guard results.count == 6 else { return }
+        XCTAssertEqual(failureCode(results[0]), .name)
+        XCTAssertEqual(results[1], publish("A", bytes("y")), "not the pairs of the PUB with a bad number")
+        XCTAssertEqual(failureCode(results[2]), .proto)
+        XCTAssertEqual(results[3], publish("A", bytes("w")), "not the error of the PUB before")
+        XCTAssertEqual(results[4], publish("A", bytes("q"), info: ["k=v"]))
+        XCTAssertEqual(results[5], publish("A", bytes("r")))
+    }
+}
