@@ -96,7 +96,7 @@ void *calloc(size_t count_, size_t size) {
 void *realloc(void *pointer, size_t size) {
     if (resolving) return arena_alloc(size);  // never happens in practice; a copy would need the old size
     resolve();
-    if (in_arena(pointer)) {  // an arena block keeps its bytes: move them into a real block (size unknown: copy up to the arena's end)
+    if (in_arena(pointer)) {  // move an arena block into a real one (its size is unknown: copy up to the arena's end)
         void *moved = real_malloc(size);
         size_t available = (size_t)(arena + sizeof arena - (unsigned char *)pointer);
         if (moved) memcpy(moved, pointer, size < available ? size : available);
