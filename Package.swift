@@ -112,6 +112,10 @@ let package = Package(
         ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
-        .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"]),
+        // AllocationBudget.txt is read from the source tree (next to AllocationBudgetTests.swift), not bundled.
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"],
+            exclude: ["AllocationBudget.txt"]
+        ),
     ]
 )
