@@ -8,7 +8,7 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test apt build release run test bench fuzz install uninstall clean
+.PHONY: all deps deps-test apt build release run test alloc-guard bench fuzz install uninstall clean
 
 all: build
 
@@ -50,6 +50,13 @@ run: deps
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+## alloc-guard: only the allocation guard (also part of `test`): allocation calls per command of a debug subd in
+## steady state (PUB with 10 subscribers, PUB with none, PING, SUB+UNSUB), counted by libAllocationCounter.so preloaded
+## into subd, against Tests/IntegrationTests/AllocationBudget.txt; SUBD_BIN_DIR=<release bin dir> checks a release subd
+alloc-guard: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
 
 ## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the pipeline
 ## memory check against another subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
