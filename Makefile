@@ -8,7 +8,8 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test bench bench-peers fuzz install uninstall clean
+.PHONY: all deps deps-test deps-peers apt build release run test alloc-guard bench bench-peers fuzz install uninstall \
+	clean
 
 all: build
 
@@ -50,6 +51,16 @@ run: deps
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+
+## alloc-guard: the allocation guard against a debug subd (as in `test`) and then a release one: allocation calls per
+## command in steady state (PUB with 10 subscribers, PUB with none, PING, SUB+UNSUB), counted by libAllocationCounter.so
+## preloaded into subd, against Tests/IntegrationTests/AllocationBudget.txt
+alloc-guard: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
+	$(SWIFT) build -c release --product subd
+	SUBD_BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)" \
+		$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
 
 ## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the pipeline
 ## memory check against another subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),

@@ -25,6 +25,9 @@ let package = Package(
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
+        // Test tooling, not shipped: the malloc interposer the allocation guard (AllocationBudgetTests) preloads into
+        // subd. A dynamic library product, so `swift build --build-tests` puts libAllocationCounter.so in the bin dir.
+        .library(name: "AllocationCounter", type: .dynamic, targets: ["CAllocationCounter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -79,6 +82,14 @@ let package = Package(
         ),
         // Load generator for `make bench`.
         .executableTarget(name: "subbench", dependencies: ["CSubdShim"]),
+        // Counts the allocation calls of a process it is preloaded into and reports the count on SIGUSR2 (for
+        // AllocationBudgetTests; see Tests/AllocationCounter/AllocationCounter.c).
+        .target(
+            name: "CAllocationCounter", path: "Tests/AllocationCounter",
+            // swiftc links it (the product is a SwiftPM one): --as-needed keeps libstdc++ out of what the preload
+            // pulls in; libswiftCore stays (swiftrt.o registers the image with it), the same one subd loads.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--as-needed"])]
+        ),
         // Helpers shared by the test targets (a seeded random generator).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubscriptionWireTests", dependencies: ["SubscriptionWire", "TestSupport"]),
@@ -101,6 +112,10 @@ let package = Package(
         ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
-        .testTarget(name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"]),
+        // AllocationBudget.txt is read from the source tree (next to AllocationBudgetTests.swift), not bundled.
+        .testTarget(
+            name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"],
+            exclude: ["AllocationBudget.txt"]
+        ),
     ]
 )

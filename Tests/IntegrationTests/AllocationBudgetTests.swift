@@ -1,0 +1,252 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// Issue 8's regression guard, not a timed test: how many allocation calls subd makes per command in steady state,
+/// checked against the budget in `AllocationBudget.txt`.
+///
+/// subd runs with `LD_PRELOAD=libAllocationCounter.so` (Tests/AllocationCounter, built by `swift build --build-tests`),
+/// which counts every malloc, calloc, realloc and aligned allocation of the process and writes the count to
+/// `SUBD_ALLOCATION_COUNT_FILE` on SIGUSR2. Each test warms up (2,000 commands), reads the count, sends 20,000
+/// commands in windows of 100 pipelined ones (then reads their 100 replies, and waits until every subscriber has
+/// read every message), reads the count again, and divides. Nothing depends on timing: the count is read through
+/// the signal and the file the handler writes.
+///
+/// The budget is per build configuration (`debug.<key>` for what `make test` runs, `release.<key>` for
+/// `SUBD_BIN_DIR=.build/release`): debug Swift allocates more. `make alloc-guard` runs only these tests.
+final class AllocationBudgetTests: IntegrationTestCase {
+    /// Commands before the first reading: buffers, caches and tables reach their steady size.
+    static let warmUp = 2_000
+    /// Commands measured.
+    static let measured = 20_000
+    /// Commands sent before their replies are read.
+    static let window = 100
+    /// Payload bytes of each PUB.
+    static let payloadSize = 128
+    /// Subscribers of the fan-out test.
+    static let subscribers = 10
+
+    /// 1 publisher, 10 subscribers that keep reading: allocation calls per PUB (128 B) that reaches 10 sessions.
+    func testFanOutPublish() throws {
+        let probe = try AllocationProbe(test: self)
+        let publisher = try connect(probe.daemon, "publisher")
+        try create(publisher, "FAN")
+        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: Self.payloadSize)
+        let frame = Array("MSG FAN \(payload.count)\n".utf8) + payload + [0x0A]
+        let received = Counter()
+        var readers: [Background] = []
+        for index in 0..<Self.subscribers {
+            let subscriber = try connect(probe.daemon, "subscriber \(index)")
+            try subscribe(subscriber, "FAN")
+            readers.append(
+                Background("subscriber \(index)") {
+                    // Reads whole frames and compares them: cheaper than parsing, and only subd's count is measured.
+                    do {
+                        for _ in 0..<(Self.warmUp + Self.measured) {
+                            let bytes = try subscriber.readBytes(frame.count)
+                            guard bytes == frame else {
+                                throw HarnessError.malformed("subscriber \(index): unexpected \(bytes.prefix(40))")
+                            }
+                            received.add()
+                        }
+                    } catch {
+                        received.end()  // wakes the waiting test at once
+                        throw error
+                    }
+                })
+        }
+        let publish = Commands(
+            repeating: Array("PUB FAN \(payload.count)\n".utf8) + payload + [0x0A], reply: .ok("\(Self.subscribers)"))
+
+        try publish.send(Self.warmUp, through: publisher)
+        try received.wait(atLeast: Self.subscribers * Self.warmUp, timeout: 60, "warm-up deliveries")
+        let before = try probe.read()
+        try publish.send(Self.measured, through: publisher)
+        try received.wait(
+            atLeast: Self.subscribers * (Self.warmUp + Self.measured), timeout: 120, "measured deliveries")
+        let after = try probe.read()
+        for reader in readers { try reader.wait(timeout: 10) }
+
+        try probe.check("fanout_pub", calls: after - before, commands: Self.measured, per: "PUB to 10 subscribers")
+    }
+
+    /// 1 publisher, nobody subscribed to the number: allocation calls per PUB (128 B) that reaches no one.
+    func testIngestPublish() throws {
+        let probe = try AllocationProbe(test: self)
+        let publisher = try connect(probe.daemon, "publisher")
+        try create(publisher, "INGEST")
+        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: Self.payloadSize)
+        let publish = Commands(
+            repeating: Array("PUB INGEST \(payload.count)\n".utf8) + payload + [0x0A], reply: .ok("0"))
+        try measure(probe, publish, through: publisher, key: "ingest_pub", per: "PUB to no subscriber")
+    }
+
+    /// PING: allocation calls per command of the smallest round trip.
+    func testPing() throws {
+        let probe = try AllocationProbe(test: self)
+        let client = try connect(probe.daemon, "pinger")
+        let ping = Commands(repeating: Array("PING\n".utf8), reply: .status("PONG"))
+        try measure(probe, ping, through: client, key: "ping", per: "PING")
+    }
+
+    /// SUB then UNSUB of the same number (one subscription made and removed): allocation calls per pair.
+    func testSubscribeUnsubscribe() throws {
+        let probe = try AllocationProbe(test: self)
+        let client = try connect(probe.daemon, "subscriber")
+        try create(client, "TOGGLE")
+        let pair = Commands(repeating: Array("SUB TOGGLE\nUNSUB TOGGLE\n".utf8), reply: .ok(), repliesEach: 2)
+        try measure(probe, pair, through: client, key: "sub_unsub", per: "SUB + UNSUB pair")
+    }
+
+    /// Warms up, then counts the allocation calls of `measured` commands sent through `client`.
+    private func measure(
+        _ probe: AllocationProbe, _ commands: Commands, through client: LineClient, key: String, per: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        try commands.send(Self.warmUp, through: client)
+        let before = try probe.read()
+        try commands.send(Self.measured, through: client)
+        let after = try probe.read()
+        try probe.check(key, calls: after - before, commands: Self.measured, per: per, file: file, line: line)
+    }
+}
+
+/// One command's bytes sent again and again, `window` at a time, each window's replies read and checked.
+private struct Commands {
+    let bytes: [UInt8]
+    let reply: Reply
+    /// Replies each repetition of `bytes` gets (2 for `SUB X\nUNSUB X\n`).
+    var repliesEach = 1
+
+    init(repeating bytes: [UInt8], reply: Reply, repliesEach: Int = 1) {
+        self.bytes = bytes
+        self.reply = reply
+        self.repliesEach = repliesEach
+    }
+
+    /// Sends `count` repetitions (a multiple of the window) and reads every reply, failing on a different one.
+    func send(_ count: Int, through client: LineClient) throws {
+        let window = AllocationBudgetTests.window
+        precondition(count % window == 0)
+        let windowBytes = Array([[UInt8]](repeating: bytes, count: window).joined())
+        for _ in 0..<(count / window) {
+            try client.send(windowBytes)
+            for _ in 0..<(window * repliesEach) {
+                let got = try client.readReply()
+                guard got == reply else {
+                    throw HarnessError.malformed("\(client.label): expected \(reply), got \(got)")
+                }
+            }
+        }
+    }
+}
+
+/// A subd started with the allocation counter preloaded, and the reading of its count.
+private struct AllocationProbe {
+    let daemon: Daemon
+    /// Where the preloaded counter writes the count on SIGUSR2.
+    let countFile: String
+    /// `debug` or `release`: the budget's key prefix, from the directory subd was found in.
+    let configuration: String
+    let test: XCTestCase
+
+    init(test: IntegrationTestCase) throws {
+        self.test = test
+        let library = try Self.counterLibrary()
+        let subd = try BinaryLocator.executable("subd").resolvingSymlinksInPath()
+        configuration = subd.deletingLastPathComponent().lastPathComponent
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("subd-alloc-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        countFile = directory.appendingPathComponent("count").path
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        daemon = try test.startDaemon(
+            environment: ["LD_PRELOAD": library.path, "SUBD_ALLOCATION_COUNT_FILE": countFile])
+    }
+
+    /// The allocation calls subd made so far: removes the count file, sends SIGUSR2 and waits for the handler's file
+    /// (written elsewhere and renamed into place, so once it exists it is whole).
+    func read() throws -> Int {
+        unlink(countFile)
+        guard kill(daemon.child.pid, SIGUSR2) == 0 else { throw HarnessError.system("kill SIGUSR2", errno) }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while true {
+            if let text = try? String(contentsOfFile: countFile, encoding: .utf8) {
+                guard text.hasSuffix("\n"), let count = Int(text.dropLast()) else {
+                    throw HarnessError.malformed("allocation count file holds '\(text)'")
+                }
+                return count
+            }
+            if Date() > deadline {
+                throw HarnessError.timeout(
+                    "subd wrote no allocation count to \(countFile) within 10 s of SIGUSR2 (is the counter preloaded?)"
+                        + "; its log:\n\(daemon.log)")
+            }
+            usleep(1_000)
+        }
+    }
+
+    /// Prints the figure and asserts it against the budget `<configuration>.<key>`.
+    func check(
+        _ key: String, calls: Int, commands: Int, per: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let perCommand = Double(calls) / Double(commands)
+        let budgets = try AllocationBudget.load()
+        let budgetKey = "\(configuration).\(key)"
+        let figure = String(format: "%.3f", perCommand)
+        guard let budget = budgets[budgetKey] else {
+            print("allocation guard: \(budgetKey) \(figure) calls per \(per) (\(calls) / \(commands)); no budget")
+            let message = "AllocationBudget.txt has no '\(budgetKey)' (measured \(figure) per \(per))"
+            // A subd from elsewhere (SUBD_BIN_DIR=/usr/local/bin) has no budget of its own: measured, not checked.
+            guard ["debug", "release"].contains(configuration) else { throw XCTSkip(message) }
+            XCTFail(message, file: file, line: line)
+            return
+        }
+        print(
+            "allocation guard: \(budgetKey) \(figure) calls per \(per) (\(calls) / \(commands)), budget \(budget)")
+        XCTAssertLessThanOrEqual(
+            perCommand, budget,
+            "\(budgetKey): \(figure) allocation calls per \(per) (\(calls) in \(commands)) is over the budget "
+                + "\(budget) of AllocationBudget.txt; find the new allocation, or raise the budget if it is meant",
+            file: file, line: line)
+    }
+
+    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else beside subd, else beside the test bundle (a release
+    /// subd from `SUBD_BIN_DIR` with the debug build's library).
+    static func counterLibrary() throws -> URL {
+        let name = "libAllocationCounter.so"
+        if let explicit = ProcessInfo.processInfo.environment["SUBD_ALLOCATION_COUNTER"], !explicit.isEmpty {
+            return URL(fileURLWithPath: explicit)
+        }
+        var candidates = [try BinaryLocator.directory().appendingPathComponent(name)]
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
+        if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) { return found }
+        throw HarnessError.missingBinary(
+            "no \(name) (looked at \(candidates.map(\.path).joined(separator: ", "))); `swift build --build-tests` "
+                + "builds it, or set SUBD_ALLOCATION_COUNTER")
+    }
+}
+
+/// `AllocationBudget.txt` (beside this file): `<configuration>.<key> <allocation calls per command>` lines, `#`
+/// comments.
+private enum AllocationBudget {
+    static func load() throws -> [String: Double] {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("AllocationBudget.txt")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        var budgets: [String: Double] = [:]
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+            let words = line.split(separator: " ")
+            if words.isEmpty { continue }
+            guard words.count == 2, let value = Double(words[1]) else {
+                throw HarnessError.malformed("AllocationBudget.txt line \(index + 1) is not '<key> <number>': \(raw)")
+            }
+            budgets[String(words[0])] = value
+        }
+        return budgets
+    }
+}
