@@ -81,20 +81,33 @@ final class OutputQueueTests: XCTestCase {
     }
 
     /// Regression: each 6-byte `+OK 1` after a pushed message started a 4 KiB reply block, so 100,000 pipelined
-    /// self-delivered SENDs held hundreds of MB while the pause mark (counting bytes) saw a few MB. Small frames
-    /// and replies now share one contiguous buffer, which is what is counted.
-    func testSmallFramesAndRepliesShareOneBufferAndHeldMemoryIsItsCapacity() {
+    /// self-delivered SENDs held hundreds of MB while the pause mark (counting bytes) saw a few MB. Replies now share
+    /// one buffer, and what is counted is the memory held.
+    func testSmallRepliesAfterFramesCostTheirBytesNotABlockEach() {
         var queue = OutputQueue()
-        var message: Publication! = publication("V1.0")
+        let message = publication("V1.0")
         XCTAssertEqual(message.frameCount, 13)
         for _ in 0..<10_000 {
             queue.append(message)
             reply("+OK 1\n", to: &queue)
         }
         XCTAssertEqual(queue.pendingBytes, 10_000 * (13 + 6))
-        XCTAssertGreaterThanOrEqual(queue.heldBytes, 190_000, "every byte is held")
-        XCTAssertLessThanOrEqual(queue.heldBytes, 4 * 190_000 + 64, "about the bytes, not a block per reply")
-        XCTAssertTrue(isKnownUniquelyReferenced(&message), "small frames are copied, not held by the queue")
+        XCTAssertGreaterThanOrEqual(queue.heldBytes, queue.pendingBytes, "every byte is held")
+        XCTAssertLessThan(queue.heldBytes, 10_000 * 512, "hundreds of bytes per message at most, not a 4 KiB block")
+    }
+
+    /// Small frames are copied while the session keeps up; once 16 KiB wait, they are shared, so a backlog to many
+    /// subscribers costs each frame once.
+    func testSmallFramesAreCopiedWhileTheSessionKeepsUpAndSharedWhenItIsBehind() {
+        var queue = OutputQueue()
+        var message: Publication! = publication("V1.0")
+        for _ in 0..<100 { queue.append(message) }
+        XCTAssertTrue(isKnownUniquelyReferenced(&message), "copied: the queue holds no reference")
+        reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
+        queue.append(message)
+        XCTAssertFalse(isKnownUniquelyReferenced(&message), "behind: the frame is shared")
+        queue.removeAll()
+        XCTAssertTrue(isKnownUniquelyReferenced(&message), "dropping the output gives the reference back")
     }
 
     func testFramesOverTheCopyLimitAreSharedAndCountedInFull() throws {
