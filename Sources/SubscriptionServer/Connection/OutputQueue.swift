@@ -25,10 +25,13 @@ struct OutputQueue {
     struct Chunk {
         /// The publication whose frame this is (retained by the queue), or nil for reply bytes.
         var publication: Unmanaged<Publication>?
-        /// Its bytes: the whole frame, or this many bytes of the reply buffer, next in its order.
+        /// Its bytes: the whole frame, or this many bytes of the output buffer, next in its order.
         var count: Int
-        /// The publication's ``Publication/heldBytes``; 0 for reply bytes (counted with the reply buffer).
-        var held: Int
+
+        /// The publication's ``Publication/heldBytes``; 0 for own bytes (counted with the output buffer).
+        var held: Int {
+            publication?._withUnsafeGuaranteedRef { $0.heldBytes } ?? 0
+        }
     }
 
     /// Message frames up to this many bytes are copied into the output buffer; larger ones are shared by reference.
@@ -36,7 +39,7 @@ struct OutputQueue {
     /// ...but only while the output buffer holds less than this: a backlogged subscriber (it reads slower than
     /// messages come) shares frames instead, so a backlog of N messages to S subscribers costs N frames, not N × S
     /// copies.
-    static let copyBacklogLimit = 16 << 10
+    static let copyBacklogLimit = 4 << 10
 
 
     private var chunks: [Chunk] = []
@@ -65,11 +68,9 @@ struct OutputQueue {
             append(replyBytes: UnsafeRawBufferPointer(start: publication.frameBase, count: count))
             return
         }
-        let chunk = Chunk(
-            publication: .passRetained(publication), count: publication.frameCount, held: publication.heldBytes)
-        chunks.append(chunk)
-        pendingBytes += chunk.count
-        framesHeld += chunk.held
+        chunks.append(Chunk(publication: .passRetained(publication), count: count))
+        pendingBytes += count
+        framesHeld += publication.heldBytes
     }
 
     /// Copies bytes (a reply, a push, a small message) to the output buffer; consecutive ones make one chunk.
@@ -80,7 +81,7 @@ struct OutputQueue {
         if head < chunks.count && chunks[chunks.count - 1].publication == nil {
             chunks[chunks.count - 1].count += bytes.count
         } else {
-            chunks.append(Chunk(publication: nil, count: bytes.count, held: 0))
+            chunks.append(Chunk(publication: nil, count: bytes.count))
         }
     }
 
