@@ -139,18 +139,9 @@ final class ResetLeakTests: IntegrationTestCase {
             client.close()
         }
 
-        try eventually("STATS connections back to 1 (only the checker)") {
-            try stats(checker)["connections"] == "1"
-        }
-        XCTAssertEqual(try checker.pushesBeforePing(), [], "a PUB cut short by the close delivered something")
-        XCTAssertEqual(try checker.command("SEND N after"), .ok("1"), "only the checker is subscribed")
-        XCTAssertEqual(try checker.nextMessage(), Message("N", text: "after"))
-        try eventually("subd's descriptors back to \(descriptorsBefore)") {
-            try openDescriptorCount(of: daemon.child.pid) <= descriptorsBefore
-        }
-        assertCounter(
-            "closed_client", grewBy: kinds.count, from: before, to: try stats(checker),
-            "\(kinds.count) clients closed mid-command")
+        try assertOnlyTheCheckerIsLeft(
+            checker, daemon: daemon, descriptorsBefore: descriptorsBefore, statsBefore: before,
+            closedClients: kinds.count, "closed mid-command")
     }
 
     /// A client that sends complete commands, then part of one, then shuts down its write side (half-close): subd
@@ -174,18 +165,30 @@ final class ResetLeakTests: IntegrationTestCase {
             client.close()
         }
 
-        try eventually("STATS connections back to 1 (only the checker)") {
+        try assertOnlyTheCheckerIsLeft(
+            checker, daemon: daemon, descriptorsBefore: descriptorsBefore, statsBefore: before,
+            closedClients: kinds.count, "half-closed mid-command")
+    }
+
+    /// After clients that closed (`how`) with partial commands: only `checker` is left (STATS, the one receiver of a
+    /// SEND), no cut-short PUB was delivered, subd's descriptors are back, and `closed_client` counts each client.
+    private func assertOnlyTheCheckerIsLeft(
+        _ checker: LineClient, daemon: Daemon, descriptorsBefore: Int, statsBefore: [String: String],
+        closedClients: Int, _ how: String, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        try eventually("STATS connections back to 1 (only the checker)", file: file, line: line) {
             try stats(checker)["connections"] == "1"
         }
-        XCTAssertEqual(try checker.pushesBeforePing(), [], "a PUB cut short by the half-close delivered something")
-        XCTAssertEqual(try checker.command("SEND N after"), .ok("1"), "the half-closed sessions are not counted")
-        XCTAssertEqual(try checker.nextMessage(), Message("N", text: "after"))
-        try eventually("subd's descriptors back to \(descriptorsBefore)") {
+        XCTAssertEqual(
+            try checker.pushesBeforePing(), [], "a PUB cut short (\(how)) delivered something", file: file, line: line)
+        XCTAssertEqual(try checker.command("SEND N after"), .ok("1"), "only the checker is subscribed", file: file, line: line)
+        XCTAssertEqual(try checker.nextMessage(), Message("N", text: "after"), file: file, line: line)
+        try eventually("subd's descriptors back to \(descriptorsBefore)", file: file, line: line) {
             try openDescriptorCount(of: daemon.child.pid) <= descriptorsBefore
         }
         assertCounter(
-            "closed_client", grewBy: kinds.count, from: before, to: try stats(checker),
-            "\(kinds.count) clients half-closed mid-command")
+            "closed_client", grewBy: closedClients, from: statsBefore, to: try stats(checker),
+            "\(closedClients) clients \(how)", file: file, line: line)
     }
 
     // MARK: - Helpers
