@@ -1,9 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// The libraries on the command path are compiled with cross-module optimization in release builds, so the server
-/// gets specialized, inlined copies of the generic center and of the parser's and wire's small functions instead of
-/// calling them through generic metadata (issue 8: about 7% of subd's time went to metadata lookups).
+/// The server-side libraries on the command path are compiled with cross-module optimization in release builds, so
+/// the server gets specialized, inlined copies of the generic center and of the parser instead of calling them
+/// through generic metadata (issue 8: about 7% of subd's time went to metadata lookups). Unsafe flags keep a target
+/// from being used by another package through a version requirement, so the targets the client library is made of
+/// (SubscriptionWire, SubscriptionSystem) carry none: their hot functions are `@inlinable` instead.
 let commandPath: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
 
 /// The center is single-owner by contract (not Sendable; one serial queue makes every call), so its release build
@@ -40,7 +42,7 @@ let package = Package(
         // The wire's rules, written once: number and pattern names and their matching, client names, info pairs,
         // error codes, server addresses, the wire's size limits. No dependencies (no Foundation, no Glibc); the
         // center, the protocol codec, the server, the client and subctl import it.
-        .target(name: "SubscriptionWire", swiftSettings: commandPath),
+        .target(name: "SubscriptionWire"),
         // The subscription service center: numbers, customers, the wildcard trie, fan-out. No sockets, no
         // Dispatch; the name rules come from SubscriptionWire.
         .target(name: "SubscriptionCenter", dependencies: ["SubscriptionWire"], swiftSettings: centerPath),
@@ -51,7 +53,7 @@ let package = Package(
         .target(name: "CSubdShim"),
         // The one system-call wrapper of the server and the client: EINTR retried, EAGAIN as "would block",
         // errors that carry errno and the operation. (subbench keeps its own on purpose: it measures, not serves.)
-        .target(name: "SubscriptionSystem", dependencies: ["CSubdShim"], swiftSettings: commandPath),
+        .target(name: "SubscriptionSystem", dependencies: ["CSubdShim"]),
         // libsystemd's sd-daemon API (readiness, watchdog, socket activation), for subd only.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         // The daemon engine: BSD sockets + Dispatch around the center.
@@ -67,7 +69,7 @@ let package = Package(
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer", "CSystemd",
+                "SubscriptionServer", "SubscriptionSystem", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),

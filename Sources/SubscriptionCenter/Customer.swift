@@ -46,7 +46,7 @@ extension Customer {
 /// | NSNotificationCenter            | subd                                                   |
 /// | ------------------------------- | ------------------------------------------------------ |
 /// | notification name               | subscription **number** (`SCIENCE.physics`)            |
-/// | observer (held weakly)          | **customer** (a client session), held weakly too       |
+/// | observer (held weakly)          | **customer**: weakly, or until removed (a session)     |
 /// | `addObserver(…, name: nil, …)`  | subscribing to the pattern `>` (every number)          |
 /// | `object:` filter                | `from:`: only messages whose sender named itself so    |
 /// | `post(name:object:)`            | `send(_:to:from:)`                                     |

@@ -1,7 +1,9 @@
 /// A bounded cache of trie match results per number, as in nats-server's sublist cache.
 ///
 /// Entries are valid for one trie generation: when the trie changed since they were stored, the whole cache is
-/// dropped on the next lookup. When full, it is cleared rather than evicting one by one.
+/// dropped on the next lookup. When full, it is cleared rather than evicting one by one. When a subscription leaves
+/// the trie, the center drops the cache at once (``forgetAll()``): a cached result holds its subscriptions, and
+/// through them customers the center holds until they are removed, which must not outlive their removal.
 struct MatchCache<Message> {
     /// The most numbers remembered at once.
     let capacity: Int
@@ -14,6 +16,11 @@ struct MatchCache<Message> {
     init(capacity: Int) {
         precondition(capacity > 0, "a match cache needs room for at least one entry")
         self.capacity = capacity
+    }
+
+    /// Drops every cached result.
+    mutating func forgetAll() {
+        results.removeAll(keepingCapacity: true)
     }
 
     /// The wildcard subscriptions matching the number, from the cache or from a walk of the trie.

@@ -62,6 +62,7 @@ extension SubscriptionCenter {
         guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return false }
         if isWildcard {
             trie.remove(record, tokens: NameKey.tokens(of: pattern))
+            matchCache.forgetAll()
         } else {
             numbers[key]?.subscribers.remove(record)
         }

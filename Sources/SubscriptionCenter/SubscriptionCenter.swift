@@ -3,8 +3,10 @@
 /// NSNotificationCenter idea it grew from.
 ///
 /// - Numbers are created and removed explicitly (``create(_:)``, ``remove(_:)``).
-/// - Customers are held **weakly**: a released customer is never called again and is not counted anywhere. As Swift
-///   has no hook for a weak reference going nil, dead entries are pruned lazily by whichever operation meets them.
+/// - Customers are held **weakly** by default: a released customer is never called again and is not counted
+///   anywhere. As Swift has no hook for a weak reference going nil, dead entries are pruned lazily by whichever
+///   operation meets them. A customer whose owner ends it explicitly may ask to be held until it is removed
+///   (``CustomerRetention/untilRemoved``; the daemon's sessions do), which spares every delivery a weak load.
 /// - Subscriptions are indexed both ways (as in redis `pubsub.c`): number or pattern → subscribers, and customer →
 ///   its patterns, so ``removeAll(_:)`` costs time proportional to the customer's own subscriptions.
 /// - Wildcard patterns live in a token trie with a bounded, generation-checked cache of match results (as in
@@ -96,6 +98,7 @@ public final class SubscriptionCenter<Message> {
         for (pattern, isWildcard) in record.patterns {
             if isWildcard {
                 trie.remove(record, tokens: NameKey.tokens(of: pattern.string))
+                matchCache.forgetAll()
             } else {
                 numbers[pattern]?.subscribers.remove(record)
             }

@@ -13,9 +13,10 @@ public enum ReplyEncoder {
 
     /// `+OK <count>\n`, the digits written directly (no String is made).
     public static func okCount(_ count: Int, into buffer: inout [UInt8]) {
-        appendASCII("+OK ", into: &buffer)
-        Decimal.append(count, into: &buffer)
-        buffer.append(ASCII.lf)
+        withUnsafeTemporaryAllocation(byteCount: okCountMaxBytes, alignment: 8) { space in
+            let written = writeOkCount(count, to: space.baseAddress!)
+            buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: space[..<written]))
+        }
     }
 
     /// The most bytes ``writeOkCount(_:to:)`` writes.

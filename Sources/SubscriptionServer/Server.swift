@@ -12,8 +12,9 @@ import SubscriptionSystem
 ///
 /// Every socket is non-blocking and watched by a Dispatch source that targets ``queue``; the center is touched
 /// only there, so no lock is needed (the redis model: one thread owns the data, the kernel does the waiting).
-/// Each read handler parses every complete command, lets the center fan messages out (each one framed once and
-/// shared), then ends the turn by flushing every session that got output with one writev each.
+/// Each read handler parses every complete command, lets the center fan messages out (each one framed once; small
+/// ones copied into the output of a session that keeps up, the rest shared), then ends the turn by flushing every
+/// session that got output with one writev each.
 ///
 /// Use from any thread: the public methods hop onto the queue.
 public final class Server: @unchecked Sendable {
@@ -156,8 +157,9 @@ public final class Server: @unchecked Sendable {
         logger.info("listening on \(socket.address)")
     }
 
-    /// accept(2) failed (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection stays in the backlog, so the listener
-    /// stays readable, and retrying at once would spin. Accepting pauses on that listener for ``acceptPause``.
+    /// accept(2) ran out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection stays in the
+    /// backlog, so the listener stays readable, and retrying at once would spin. Accepting pauses on that listener
+    /// for ``acceptPause``. (Errors of one connection, such as ECONNABORTED, do not pause: the loop goes on.)
     private func pauseAccepting(on listenFD: Int32, after error: SystemCallError) {
         guard let index = listeners.firstIndex(where: { $0.socket.fd == listenFD }), !listeners[index].isPaused else {
             return
@@ -181,8 +183,15 @@ public final class Server: @unchecked Sendable {
             do {
                 accepted = try Syscall.accept(listenFD)
             } catch {
-                pauseAccepting(on: listenFD, after: error)
-                return
+                switch error.errno {
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    pauseAccepting(on: listenFD, after: error)
+                    return
+                default:
+                    // ECONNABORTED, EPROTO, ENETDOWN...: that one connection failed; accept(2) says to go on.
+                    logger.debug("accept failed for one connection: \(error)")
+                    continue
+                }
             }
             guard let fd = accepted else { return }
             guard !isDraining else {
@@ -224,8 +233,8 @@ public final class Server: @unchecked Sendable {
     private func refuse(_ fd: Int32, _ error: ProtocolError) {
         var bytes: [UInt8] = []
         ReplyEncoder.error(error, into: &bytes)
-        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-        Glibc.shutdown(fd, Int32(SHUT_WR))
+        _ = bytes.withUnsafeBytes { try? Syscall.send(fd, $0) }
+        Syscall.shutdownWrite(fd)
         Syscall.close(fd)
         logger.notice("refused a connection: \(error.message)")
     }
@@ -247,11 +256,13 @@ public final class Server: @unchecked Sendable {
 
     private func housekeeping() {
         let policy = configuration.liveness
-        let now = MonotonicClock.now()
+        let now = MonotonicClock.nanoseconds()
         let authenticationRequired = configuration.authToken != nil
         var expired: [(Session, LivenessPolicy.Expiry)] = []
         for session in sessions.values {
             session.releaseIdleMemory()
+            // A session already closing was told (or is going anyway); it is not checked again.
+            guard session.machine.phase == .open else { continue }
             if !policy.isOff, let expiry = policy.expiry(
                 of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
             {

@@ -39,7 +39,7 @@ public enum IOResult: Equatable, Sendable {
 /// other failures throw a ``SystemCallError`` naming the operation.
 public enum Syscall {
     /// Calls `body` until it stops failing with EINTR; returns its result or throws.
-    @inline(__always)
+    @inlinable @inline(__always)
     public static func retrying(_ operation: @autoclosure () -> String, _ body: () -> Int) throws(SystemCallError)
         -> IOResult
     {
@@ -58,11 +58,13 @@ public enum Syscall {
     }
 
     /// read(2) into `buffer`.
+    @inlinable
     public static func read(_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(SystemCallError) -> IOResult {
         try retrying("read") { Glibc.read(fd, buffer.baseAddress, buffer.count) }
     }
 
     /// writev(2) of `count` iovecs.
+    @inlinable
     public static func writev(_ fd: Int32, _ vectors: UnsafePointer<iovec>, _ count: Int) throws(SystemCallError)
         -> IOResult
     {
@@ -150,10 +152,26 @@ public enum Syscall {
         }
     }
 
+    /// shutdown(2) of the write side: the peer reads EOF after what was sent. Errors (the peer is gone already) are
+    /// not actionable and are ignored; the close that follows reports nothing either.
+    public static func shutdownWrite(_ fd: Int32) {
+        _ = Glibc.shutdown(fd, Int32(SHUT_WR))
+    }
+
     /// close(2); errors other than EBADF are not actionable after a close and are ignored.
     public static func close(_ fd: Int32) {
         let result = Glibc.close(fd)
         precondition(
             result == 0 || Glibc.errno != EBADF, "close(\(fd)) of a descriptor that is not open: a bug in the caller")
+    }
+}
+
+/// CLOCK_MONOTONIC: never goes back; a vDSO call, no system call.
+public enum MonotonicClock {
+    /// Nanoseconds since an arbitrary point.
+    public static func nanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
     }
 }

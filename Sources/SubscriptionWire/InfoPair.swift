@@ -46,7 +46,7 @@ public struct InfoPair: Equatable, Hashable, Sendable {
             case .reservedKey(let key):
                 return "the info key '\(key)' is the server's own (from, rev, group and keys starting with '$')"
             case .badValue:
-                return "an info value must be 1 to \(InfoPair.maxValueLength) bytes with no space, control "
+                return "an info value must be 1 to \(InfoPair.maxValueLength) bytes of UTF-8 with no space, control "
                     + "character or '=' (percent-encode them)"
             case .tooMany(let count): return "\(count) info pairs (at most \(InfoPair.maxCount))"
             case .duplicateKey(let key): return "the info key '\(key)' is given twice"
@@ -70,7 +70,13 @@ public struct InfoPair: Equatable, Hashable, Sendable {
     /// Checks one value's bytes.
     public static func checkValue<Bytes: Collection>(_ value: Bytes) throws(Problem) where Bytes.Element == UInt8 {
         guard !value.isEmpty, value.count <= maxValueLength else { throw .badValue }
-        for byte in value where WordByte.isForbidden(byte) || byte == UInt8(ascii: "=") { throw .badValue }
+        var nonASCII = false
+        for byte in value {
+            if WordByte.isForbidden(byte) || byte == UInt8(ascii: "=") { throw .badValue }
+            if byte >= 0x80 { nonASCII = true }
+        }
+        // Lines are UTF-8 (shared/PROTOCOL.md, "Transport"): a value that is not is refused, never altered.
+        if nonASCII && !Names.isValidUTF8(value) { throw .badValue }
     }
 
     /// Checks a whole list: each pair, the count, and that no key repeats.

@@ -203,6 +203,17 @@ final class LivenessTests: IntegrationTestCase {
     /// is gone, and STATS closed_keepalive counts it. Before the cut, probes that are answered keep it open (3.5 s,
     /// then a message still reaches it).
     func testKeepaliveClosesSessionWhosePeerVanished() throws {
+        try checkVanishedPeer(withMessageInFlight: false)
+    }
+
+    /// The same, but a message is published to the subscriber after its link died: its bytes stay unacknowledged,
+    /// and TCP keepalive does not probe a connection with data in flight (it would wait for retransmissions to give
+    /// up, about 15 minutes). TCP_USER_TIMEOUT, set to idle + interval x count, closes it in the same time.
+    func testAVanishedPeerWithUnacknowledgedOutputIsClosedInTheSameTime() throws {
+        try checkVanishedPeer(withMessageInFlight: true)
+    }
+
+    private func checkVanishedPeer(withMessageInFlight: Bool) throws {
         guard geteuid() == 0 else { throw XCTSkip("a network namespace and a veth pair need root") }
         let namespace = try NetworkNamespace()
         defer { namespace.remove() }
@@ -227,6 +238,9 @@ final class LivenessTests: IntegrationTestCase {
         XCTAssertEqual(String(decoding: try remote.stdout.readLine(timeout: 5), as: UTF8.self), "alive")
 
         try namespace.cutLink()
+        if withMessageInFlight {
+            XCTAssertEqual(try checker.command("SEND K unacknowledged"), .ok("1"), "queued for the vanished peer")
+        }
         try eventually("subd closes the session whose peer stopped answering keepalive probes", timeout: 6) {
             try stats(checker)["connections"] == "1"
         }

@@ -135,6 +135,21 @@ final class RetainedCustomerTests: XCTestCase {
         XCTAssertEqual(center.customerCount, 0)
     }
 
+    /// Regression: a cached wildcard match kept the subscriptions of a removed customer, and through them the
+    /// customer, while no send looked that number up again (and none does once the trie is empty).
+    func testARemovedCustomerIsNotKeptByACachedWildcardMatch() throws {
+        let center = SubscriptionCenter<String>()
+        try center.create("A.b")
+        var probe: RetainedProbe? = RetainedProbe()
+        weak let watcher = probe
+        try center.add(probe!, to: "A.*")
+        XCTAssertEqual(try center.send("m", to: "A.b"), 1, "the match is cached now")
+        center.removeAll(probe!)
+        probe = nil
+        XCTAssertNil(watcher, "released with its last subscription, cached match or not")
+        XCTAssertEqual(try center.send("m", to: "A.b"), 0)
+    }
+
     func testUnsubscribingEveryPatternReleasesItToo() throws {
         let center = SubscriptionCenter<String>()
         try center.create("N")

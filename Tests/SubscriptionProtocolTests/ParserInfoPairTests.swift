@@ -35,10 +35,10 @@ final class ParserInfoPairTests: XCTestCase {
             ("k" + String(repeating: "e", count: 64) + "=v",
              "an info key must be 1 to 64 ASCII letters, digits, '_', '-' or '.', starting with a letter"),
             ("kéy=v", "an info key must be 1 to 64 ASCII letters, digits, '_', '-' or '.', starting with a letter"),
-            ("k=", "an info value must be 1 to 1024 bytes with no space, control character or '=' (percent-encode them)"),
-            ("k=a=b", "an info value must be 1 to 1024 bytes with no space, control character or '=' (percent-encode them)"),
+            ("k=", "an info value must be 1 to 1024 bytes of UTF-8 with no space, control character or '=' (percent-encode them)"),
+            ("k=a=b", "an info value must be 1 to 1024 bytes of UTF-8 with no space, control character or '=' (percent-encode them)"),
             ("k=" + String(repeating: "v", count: 1025),
-             "an info value must be 1 to 1024 bytes with no space, control character or '=' (percent-encode them)"),
+             "an info value must be 1 to 1024 bytes of UTF-8 with no space, control character or '=' (percent-encode them)"),
             ("k=1 k=2", "the info key 'k' is given twice"),
             ((0..<17).map { "k\($0)=v" }.joined(separator: " "), "17 info pairs (at most 16)"),
             ((0..<20).map { "k\($0)=v" }.joined(separator: " "), "20 info pairs (at most 16)"),
@@ -48,6 +48,14 @@ final class ParserInfoPairTests: XCTestCase {
                 bytes("PUB A 5 \(pairs)\nhello\nPING after\n"), limits: ProtocolLimits(maxLine: 4096, maxPayload: 100))
             XCTAssertEqual(results, [.failure(ProtocolError(.proto, message)), after], pairs)
         }
+    }
+
+    /// Regression: a value that was not UTF-8 was delivered with its bytes replaced (U+FFFD), not verbatim.
+    func testAValueThatIsNotUTF8IsRefusedNotAltered() {
+        let results = parseInAllModes(bytes("PUB A 1 k=") + [0xFF, 0xFE] + bytes("\nx\nPING after\n"))
+        XCTAssertEqual(results.map(failureCode), [.proto, nil])
+        XCTAssertEqual(results.last, after)
+        assertParses("PUB A 1 k=caf\u{E9}\nx\n", [publish("A", bytes("x"), info: ["k=caf\u{E9}"])])
     }
 
     func testABadPairIsAnsweredOnlyOnceThePayloadIsThere() {

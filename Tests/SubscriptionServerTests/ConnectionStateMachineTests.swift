@@ -44,22 +44,6 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertTrue(machine.isWriteArmed, "closing keeps the flag: the source is still running and is cancelled as is")
     }
 
-    func testEndOfInputWhilePausedWaitsForTheBufferedCommands() {
-        var machine = open()
-        XCTAssertEqual(machine.commandRan(outputHeld: 5 << 20), .pauseReading)
-        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .none, "the buffered commands still run")
-        XCTAssertEqual(machine.phase, .open)
-        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .proceed(.resumeReading))
-        XCTAssertEqual(machine.bufferedCommandsRan(), [.stopServing, .startCloseDeadline, .flush])
-        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
-    }
-
-    func testBufferedCommandsRanWithoutEndOfInputChangesNothing() {
-        var machine = open()
-        XCTAssertEqual(machine.bufferedCommandsRan(), [])
-        XCTAssertEqual(machine.phase, .open)
-    }
-
     func testCloseRequestFlushesShutsDownTheWriteSideThenWaitsForThePeer() {
         var machine = open()
         XCTAssertEqual(machine.closeRequested(.client), [.stopServing, .startCloseDeadline, .flush])
@@ -124,10 +108,23 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.drain(), .close(.client))
     }
 
-    func testAClosingConnectionWhoseInputEndsBeforeItsOutputClosesAfterTheFlush() {
+    /// Regression: a closing session whose peer had closed while output was still queued read EOF again on every
+    /// turn (an ended socket stays readable), spinning a core until the output drained or the deadline passed.
+    func testAClosingConnectionWhoseInputEndsBeforeItsOutputPausesReadingThenClosesAfterTheFlush() {
         var machine = open()
         _ = machine.closeRequested(.client)
-        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .none)
+        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .proceed(.pauseReading))
+        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .none, "paused once")
+        XCTAssertEqual(machine.flushed(outputIsEmpty: false, outputHeld: 10), .proceed(.armWriteSource))
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
+        XCTAssertTrue(machine.isReadingPaused, "the suspended read source is resumed before it is cancelled")
+    }
+
+    func testEndOfInputWhileOpenClosesAndThenPausesWhileTheRepliesAreOut() {
+        var machine = open()
+        XCTAssertEqual(
+            machine.inputEnded(outputIsEmpty: false), .proceed([.stopServing, .startCloseDeadline, .flush]))
+        XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .proceed(.pauseReading), "the EOF reported again")
         XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
     }
 

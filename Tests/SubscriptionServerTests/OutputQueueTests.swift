@@ -172,4 +172,23 @@ final class OutputQueueTests: XCTestCase {
         buffer.releaseStorage()
         XCTAssertEqual(buffer.capacity, 0)
     }
+
+    /// A buffer more than half full grows (twice), never reallocates at the same size; a large one that is mostly
+    /// written out shrinks, so the capacity counted as held follows what is queued.
+    func testOutputBufferGrowsWhenMoreThanHalfFullAndShrinksAfterABurst() {
+        let buffer = OutputBuffer()
+        let kilobyte = [UInt8](repeating: 0x42, count: 1024)
+        for _ in 0..<3 { kilobyte.withUnsafeBytes { buffer.append($0) } }
+        XCTAssertEqual(buffer.capacity, 4096)
+        buffer.consume(100)
+        // 2,972 live + 1,100 new bytes would fit after a move, but the live ones fill more than half the buffer.
+        [UInt8](repeating: 0x43, count: 1100).withUnsafeBytes { buffer.append($0) }
+        XCTAssertEqual(buffer.capacity, 8192, "twice the size, not a new buffer of the same size")
+        for _ in 0..<300 { kilobyte.withUnsafeBytes { buffer.append($0) } }
+        XCTAssertGreaterThanOrEqual(buffer.capacity, 300 * 1024)
+        buffer.consume(buffer.count - 1000)
+        XCTAssertLessThanOrEqual(buffer.capacity, OutputBuffer.shrinkAbove, "mostly written out: made small again")
+        XCTAssertEqual(buffer.count, 1000)
+        XCTAssertEqual(Array(UnsafeRawBufferPointer(start: buffer.readable(1000), count: 1000)), Array(kilobyte[..<1000]))
+    }
 }

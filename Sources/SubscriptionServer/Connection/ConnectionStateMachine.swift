@@ -111,25 +111,23 @@ struct ConnectionStateMachine {
         return .pauseReading
     }
 
-    /// read(2) returned 0: the peer sends nothing more. Open and reading, the session closes (its replies are
-    /// still flushed); paused, the buffered commands run first (see ``bufferedCommandsRan()``).
+    /// read(2) returned 0: the peer sends nothing more. Open, the session closes (its replies are still flushed:
+    /// every complete command was run before the session read on, and reading never runs while paused). Closing,
+    /// it closes once its output is out; until then reading pauses, since a socket at its end stays readable and
+    /// would report itself again at once, spinning the loop.
     mutating func inputEnded(outputIsEmpty: Bool) -> Outcome {
         hasInputEnded = true
         switch phase {
         case .open:
-            return isReadingPaused ? .none : .proceed(beginClosing(.client))
+            return .proceed(beginClosing(.client))
         case .closing:
-            return outputIsEmpty ? close() : .none
+            if outputIsEmpty { return close() }
+            guard !isReadingPaused else { return .none }
+            isReadingPaused = true
+            return .proceed(.pauseReading)
         case .closed:
             return .none
         }
-    }
-
-    /// Reading resumed after a pause and every complete buffered command ran: if the peer had already closed its
-    /// side, the session closes now.
-    mutating func bufferedCommandsRan() -> Actions {
-        guard hasInputEnded, phase == .open, !isReadingPaused else { return [] }
-        return beginClosing(.client)
     }
 
     /// The session asks to close for `reason` (QUIT, a fatal protocol error, a timeout): graceful, replies first.

@@ -4,16 +4,6 @@ import Glibc
 import SubscriptionProtocol
 import SubscriptionSystem
 
-/// The event loop's clock: CLOCK_MONOTONIC in nanoseconds (a vDSO call, no system call).
-enum MonotonicClock {
-    /// Nanoseconds since an arbitrary point, never going back.
-    static func now() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
-}
-
 /// When a connection has gone too long without doing what it must (`command_timeout`, `auth_timeout`); the
 /// server checks every open session against it a few times a second. Keepalive, the third liveness rule, is the
 /// kernel's (``TCPKeepalive``).
@@ -101,9 +91,19 @@ public struct TCPKeepalive: Equatable, Sendable {
         self.count = count
     }
 
-    /// Sets the options on a connected TCP socket.
+    /// How long a peer may leave sent bytes unacknowledged before the connection is dropped: the same time keepalive
+    /// takes to give up (0 when keepalive is off: the kernel's own retransmission limit applies).
+    var userTimeoutMilliseconds: Int32 {
+        idle > 0 ? Int32((idle + interval * count) * 1000) : 0
+    }
+
+    /// Sets the options on a connected TCP socket. Keepalive probes only a connection with nothing in flight, so
+    /// TCP_USER_TIMEOUT is set to the same total: a peer that vanished while output was on its way is found in the
+    /// same time, not after the retransmissions give up (about 15 minutes). A live peer that merely reads slowly
+    /// still acknowledges the zero-window probes and is not affected.
     func apply(to fd: Int32) throws(SystemCallError) {
         try Syscall.setOption(fd, SOL_SOCKET, SO_KEEPALIVE, idle > 0 ? 1 : 0, "SO_KEEPALIVE")
+        try Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, userTimeoutMilliseconds, "TCP_USER_TIMEOUT")
         guard idle > 0 else { return }
         try Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, Int32(idle), "TCP_KEEPIDLE")
         try Syscall.setOption(fd, Int32(IPPROTO_TCP), TCP_KEEPINTVL, Int32(interval), "TCP_KEEPINTVL")

@@ -48,14 +48,21 @@ final class OutputBuffer {
         return UnsafeMutableRawPointer(storage.unsafelyUnwrapped + start)
     }
 
-    /// Marks `count` bytes as written; an emptied buffer starts again at offset 0.
+    /// Marks `count` bytes as written; an emptied buffer starts again at offset 0. A large buffer that is now less
+    /// than a quarter full is made smaller (what it holds moves once), so the memory counted for a session, which is
+    /// the capacity, follows what it really queues after a burst (a 17 MiB LIST reply, say).
     func consume(_ count: Int) {
         start += count
         if start == end {
             start = 0
             end = 0
+        } else if capacity > Self.shrinkAbove && (end - start) * 4 < capacity {
+            resize(to: Self.capacity(toHold: end - start))
         }
     }
+
+    /// Buffers above this size are made smaller when mostly written out.
+    static let shrinkAbove = 64 << 10
 
     /// Frees the storage when nothing is queued (an idle session keeps no reply memory).
     func releaseStorage() {
@@ -66,8 +73,7 @@ final class OutputBuffer {
     }
 
     /// Makes room for `needed` more bytes after ``end``: moves the unwritten bytes to the front when they fill at most
-    /// half the buffer (so a byte is moved a bounded number of times), otherwise allocates the next power of two that
-    /// holds them.
+    /// half the buffer (so a byte is moved a bounded number of times), otherwise allocates at least twice the size.
     private func makeRoom(for needed: Int) {
         let live = end - start
         if let storage, live + needed <= capacity, live * 2 <= capacity {
@@ -77,14 +83,25 @@ final class OutputBuffer {
             end = live
             return
         }
-        var newCapacity = max(Self.initialCapacity, capacity)
-        while newCapacity < live + needed { newCapacity *= 2 }
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        resize(to: max(capacity * 2, Self.capacity(toHold: live + needed)))
+    }
+
+    /// The power of two (at least ``initialCapacity``) that holds `count` bytes.
+    private static func capacity(toHold count: Int) -> Int {
+        var capacity = initialCapacity
+        while capacity < count { capacity *= 2 }
+        return capacity
+    }
+
+    /// Moves the unwritten bytes to the front of a new allocation of `newCapacity` bytes.
+    private func resize(to newCapacity: Int) {
+        let live = end - start
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
         if let storage {
-            if live > 0 { grown.update(from: storage + start, count: live) }
+            if live > 0 { moved.update(from: storage + start, count: live) }
             storage.deallocate()
         }
-        storage = grown
+        storage = moved
         capacity = newCapacity
         start = 0
         end = live

@@ -10,8 +10,8 @@ import SubscriptionSystem
 /// One client connection: its socket, parser, output queue and Dispatch sources, driven by a
 /// ``ConnectionStateMachine``.
 ///
-/// A session is a ``Customer`` of the center, held there weakly; it lives in its owner's session table until it
-/// closes, and every method runs on the loop's queue. The state machine decides; this class performs its actions
+/// A session is a ``Customer`` of the center, held there until it is removed (``CustomerRetention/untilRemoved``):
+/// it leaves the center the moment it stops serving. It lives in its owner's session table until it closes, and every method runs on the loop's queue. The state machine decides; this class performs its actions
 /// on the socket. It knows the engine only through two narrow neighbours: the ``EventLoop`` (queue, buffers,
 /// end-of-turn flushing) and its ``SessionOwner`` (commands, and the news of its end). Closing is graceful where the protocol allows: the reply is flushed, the write side is shut down,
 /// and the input is drained until the peer closes (so the kernel does not reset the connection and destroy the
@@ -79,7 +79,7 @@ final class Session: Customer, @unchecked Sendable {
         self.owner = owner
         self.parser = CommandParser(limits: limits)
         self.isAuthenticated = !needsAuthentication
-        self.connectedAt = MonotonicClock.now()
+        self.connectedAt = MonotonicClock.nanoseconds()
         self.lastInputAt = connectedAt
     }
 
@@ -250,7 +250,7 @@ final class Session: Customer, @unchecked Sendable {
                 return
             case .success(.processed(let n)):
                 loop.traffic.bytesIn += UInt64(n)
-                lastInputAt = MonotonicClock.now()
+                lastInputAt = MonotonicClock.nanoseconds()
                 processCommands()
             }
         }
@@ -359,15 +359,14 @@ final class Session: Customer, @unchecked Sendable {
         if actions.contains(.pauseReading) { readSource?.suspend() }
         if actions.contains(.armWriteSource) { armWriteSource() }
         if actions.contains(.disarmWriteSource) { writeSource?.suspend() }
-        if actions.contains(.shutDownOutput) { shutdown(fd, Int32(SHUT_WR)) }
+        if actions.contains(.shutDownOutput) { Syscall.shutdownWrite(fd) }
         if actions.contains(.flush) { loop.markDirty(self) }
         if actions.contains(.resumeReading) {
             readSource?.resume()
-            lastInputAt = MonotonicClock.now()
+            lastInputAt = MonotonicClock.nanoseconds()
             if machine.phase == .open {
                 // Commands already buffered run now: no new bytes may ever come to wake the read source for them.
                 processCommands()
-                perform(machine.bufferedCommandsRan())
             }
             // A hang-up reported while reading was paused may not be reported again: read on.
             scheduleRead()

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import CSystemd
+import SubscriptionSystem
 
 /// Tells the service manager how subd is doing, through sd_notify(3): readiness, reloads, the stop, a status line
 /// and watchdog pings.
@@ -28,7 +29,7 @@ struct SystemdNotifier: Sendable {
 
     /// `RELOADING=1` with the `MONOTONIC_USEC` systemd uses to tell this reload from an earlier one.
     func reloading(status: String) {
-        notify("RELOADING=1", "MONOTONIC_USEC=\(Self.monotonicMicroseconds())", "STATUS=\(status)")
+        notify("RELOADING=1", "MONOTONIC_USEC=\(MonotonicClock.nanoseconds() / 1_000)", "STATUS=\(status)")
     }
 
     /// `STOPPING=1`: the drain begins.
@@ -52,12 +53,5 @@ struct SystemdNotifier: Sendable {
         var microseconds: UInt64 = 0
         guard sd_watchdog_enabled(0, &microseconds) > 0, microseconds > 0 else { return nil }
         return Int(clamping: microseconds)
-    }
-
-    /// CLOCK_MONOTONIC in microseconds, the clock systemd reads `MONOTONIC_USEC` against.
-    static func monotonicMicroseconds() -> UInt64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
     }
 }
