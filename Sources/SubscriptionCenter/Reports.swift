@@ -18,10 +18,13 @@ public struct NumberInfo: Equatable, Sendable {
     public var number: String
     /// How many live customers a message to it would reach (exact and wildcard, deduplicated).
     public var subscribers: Int
+    /// For a retained number, its current revision (0 before the first message); nil for a plain number.
+    public var retainedRevision: UInt64?
 
     /// Makes a report line.
-    public init(number: String, subscribers: Int) {
+    public init(number: String, subscribers: Int, retainedRevision: UInt64? = nil) {
         self.number = number
         self.subscribers = subscribers
+        self.retainedRevision = retainedRevision
     }
 }

@@ -1,12 +1,13 @@
 import SubscriptionWire
 
 extension SubscriptionCenter {
-    /// Creates a number. Returns true when it was created, false when it existed already.
+    /// Creates a number, retained (it keeps its latest message, see ``retainedSlot(of:)``) or plain. Returns true
+    /// when it was created, false when it existed already (it then keeps the kind it has).
     ///
     /// Throws ``CenterError/invalidName(_:_:)`` for a name that is not a valid number, and ``CenterError/limit(_:)``
     /// when ``Limits/maxNumbers`` numbers exist already.
     @discardableResult
-    public func create(_ number: String) throws(CenterError) -> Bool {
+    public func create(_ number: String, retained: Bool = false) throws(CenterError) -> Bool {
         do {
             try Names.checkNumber(number)
         } catch {
@@ -17,8 +18,9 @@ extension SubscriptionCenter {
         guard numbers.count < limits.maxNumbers else {
             throw .limit("at most \(limits.maxNumbers) numbers may exist")
         }
-        numbers[key] = NumberEntry()
+        numbers[key] = NumberEntry(retained: retained)
         sortedNumbers = nil
+        if retained { retainedNumberCount += 1 }
         return true
     }
 
@@ -32,6 +34,7 @@ extension SubscriptionCenter {
         let key = NameKey(number)
         guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
         sortedNumbers = nil
+        if entry.retained != nil { retainedNumberCount -= 1 }
         var gone: [any Customer<Message>] = []
         for subscription in entry.subscribers.removeAll() {
             let record = subscription.record
@@ -52,6 +55,34 @@ extension SubscriptionCenter {
         numbers[NameKey(number)] != nil
     }
 
+    /// A retained number's current value and revision; nil for a plain number. Throws ``CenterError/notFound(_:)``
+    /// when the number does not exist.
+    public func retainedSlot(of number: String) throws(CenterError) -> RetainedSlot<Message>? {
+        guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
+        return entry.retained
+    }
+
+    /// The current values of the retained numbers that match `pattern`, in byte order of the numbers, skipping those
+    /// with nothing sent yet and, with `from`, those whose value another sender sent (what a new subscription to
+    /// `pattern` is told first). An invalid pattern matches nothing.
+    public func retainedValues(matching pattern: String, from: String? = nil) -> [(number: String, slot: RetainedSlot<Message>)] {
+        guard retainedNumberCount > 0, let hasWildcard = try? Names.checkPattern(pattern) else { return [] }
+        let keys: [NameKey]
+        if hasWildcard {
+            if sortedNumbers == nil { sortedNumbers = numbers.keys.sorted() }
+            keys = (sortedNumbers ?? []).filter { Names.matches(pattern: pattern, number: $0.string) }
+        } else {
+            keys = [NameKey(pattern)]
+        }
+        var values: [(number: String, slot: RetainedSlot<Message>)] = []
+        for key in keys {
+            guard let slot = numbers[key]?.retained, slot.value != nil else { continue }
+            if let from, !Self.sameName(from, slot.sender) { continue }
+            values.append((key.string, slot))
+        }
+        return values
+    }
+
     /// The existing numbers that match the pattern (`>`, the default, matches all), sorted by number, each with
     /// ``subscriberCount(of:)``. Throws ``CenterError/invalidName(_:_:)`` for an invalid pattern.
     public func list(matching pattern: String = ">") throws(CenterError) -> [NumberInfo] {
@@ -69,6 +100,10 @@ extension SubscriptionCenter {
         } else {
             names = numbers[NameKey(pattern)] == nil ? [] : [NameKey(pattern)]
         }
-        return names.map { NumberInfo(number: $0.string, subscribers: subscriberCount(of: $0.string)) }
+        return names.map { key in
+            NumberInfo(
+                number: key.string, subscribers: subscriberCount(of: key.string),
+                retainedRevision: numbers[key]?.retained?.revision)
+        }
     }
 }

@@ -17,12 +17,32 @@ extension SubscriptionCenter {
     public func send(
         to number: String, from sender: String? = nil, message: () -> Message
     ) throws(CenterError) -> Int {
+        try send(to: number, from: sender) { (_: UInt64?) in message() }
+    }
+
+    /// ``send(to:from:message:)`` where the message may carry its revision: for a retained number the next one
+    /// (1, 2, ...), passed to `message`, which is then always made and kept as the number's current value, receivers
+    /// or not; nil for a plain number.
+    @discardableResult
+    public func send(
+        to number: String, from sender: String? = nil, revisedMessage makeMessage: (UInt64?) -> Message
+    ) throws(CenterError) -> Int {
         guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
         let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
+        let message: Message
+        if var slot = entry.retained {
+            slot.revision += 1
+            message = makeMessage(slot.revision)
+            slot.value = message
+            slot.sender = sender
+            entry.retained = slot
+        } else {
+            if exact.isEmpty && wildcard.isEmpty { return 0 }
+            message = makeMessage(nil)
+        }
         if exact.isEmpty && wildcard.isEmpty { return 0 }
-        let message = message()
         var visits = beginVisits()
         deliveryDepth += 1
         defer { deliveryDepth -= 1 }
@@ -83,6 +103,11 @@ extension SubscriptionCenter {
     }
 
     /// Client names, like numbers, are bytes: canonically equivalent spellings are different names.
+    @inline(__always)
+    static func sameName(_ wanted: String, _ sender: String?) -> Bool {
+        sameBytes(wanted, sender)
+    }
+
     @inline(__always)
     private static func sameBytes(_ wanted: String, _ sender: String?) -> Bool {
         guard let sender else { return false }

@@ -37,6 +37,8 @@ public final class SubscriptionCenter<Message> {
     var numbers: [NameKey: NumberEntry<Message>] = [:]
     /// The numbers in byte order, dropped when one is created or removed (LIST need not sort every time).
     var sortedNumbers: [NameKey]?
+    /// How many of the numbers are retained (a subscription looks for current values only when some are).
+    var retainedNumberCount = 0
     /// Every customer with at least one subscription, keyed by the customer's identity when it was added.
     var customers: [ObjectIdentifier: CustomerRecord<Message>] = [:]
     /// The wildcard subscriptions.
@@ -126,4 +128,20 @@ extension SubscriptionCenter: Sendable {}
 final class NumberEntry<Message> {
     /// The customers subscribed to exactly this number.
     var subscribers = SubscriberList<Message>()
+    /// For a retained number, its current value; nil for a plain one.
+    var retained: RetainedSlot<Message>?
+
+    init(retained: Bool) {
+        self.retained = retained ? RetainedSlot() : nil
+    }
+}
+
+/// A retained number's current value: the latest message sent to it, with its sender and revision (KVO's "new").
+public struct RetainedSlot<Message> {
+    /// How many messages were sent to the number; the current value's revision. 0 before the first.
+    public internal(set) var revision: UInt64 = 0
+    /// The latest message, nil before the first.
+    public internal(set) var value: Message?
+    /// Who sent it.
+    public internal(set) var sender: String?
 }

@@ -5,8 +5,8 @@ import SubscriptionWire
 public enum Command: Equatable, Sendable {
     /// `HELLO [name=<client-name>] [token=<secret>]`.
     case hello(name: String?, token: String?)
-    /// `CREATE <number>`.
-    case create(number: String)
+    /// `CREATE <number> [retain]`: a retained number keeps its latest message (protocol 1.1).
+    case create(number: String, retained: Bool)
     /// `REMOVE <number>`.
     case remove(number: String)
     /// `SUB <pattern> [from=<client-name>]`.
@@ -19,8 +19,10 @@ public enum Command: Equatable, Sendable {
     case publish(number: String, payload: ArraySlice<UInt8>, info: [InfoPair])
     /// `SEND <number> <text>`: the text as bytes, a slice of the parser's buffer like a `PUB` payload.
     case send(number: String, payload: ArraySlice<UInt8>)
-    /// `LIST [<pattern>]`.
-    case list(pattern: String?)
+    /// `LIST [<pattern> [kind]]`: with `kind` (protocol 1.1), each line also says `plain` or `retained <rev>`.
+    case list(pattern: String?, kinds: Bool)
+    /// `GET <number>`: a retained number's current value (protocol 1.1).
+    case get(number: String)
     /// `STATS`.
     case stats
     /// `PING [<text>]`.

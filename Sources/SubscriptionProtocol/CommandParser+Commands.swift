@@ -97,12 +97,36 @@ extension CommandParser {
         }
     }
 
-    /// `LIST [<pattern>]`.
+    /// `LIST [<pattern> [kind]]`: one argument is always the pattern (so `LIST kind` lists a number named `kind`).
     func parseList(_ line: inout LineReader) -> LineOutcome {
-        guard let patternRange = line.word() else { return .command(.list(pattern: nil)) }
-        guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.list)) }
+        guard let patternRange = line.word() else { return .command(.list(pattern: nil, kinds: false)) }
+        var kinds = false
+        if let option = line.word() {
+            guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.list)) }
+            guard line.matches(option, "kind") else {
+                return .failure(ErrorText.unexpectedArgument(.list, buffer[option]))
+            }
+            kinds = true
+        }
         switch name(line, patternRange, pattern: true) {
-        case .success(let pattern): return .command(.list(pattern: pattern))
+        case .success(let pattern): return .command(.list(pattern: pattern, kinds: kinds))
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// `CREATE <number> [retain]`.
+    func parseCreate(_ line: inout LineReader) -> LineOutcome {
+        guard let numberRange = line.word() else { return .failure(ErrorText.missingArgument(.create)) }
+        var retained = false
+        if let option = line.word() {
+            guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.create)) }
+            guard line.matches(option, "retain") else {
+                return .failure(ErrorText.unexpectedArgument(.create, buffer[option]))
+            }
+            retained = true
+        }
+        switch name(line, numberRange, pattern: false) {
+        case .success(let number): return .command(.create(number: number, retained: retained))
         case .failure(let error): return .failure(error)
         }
     }

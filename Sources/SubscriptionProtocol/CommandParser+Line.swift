@@ -29,7 +29,8 @@ extension CommandParser {
         case .sub: return parseSubscribe(&line)
         case .unsub: return oneName(&line, verb, pattern: true).map { .unsubscribe(pattern: $0) }
         case .hello: return parseHello(&line)
-        case .create: return oneName(&line, verb, pattern: false).map { .create(number: $0) }
+        case .create: return parseCreate(&line)
+        case .get: return oneName(&line, verb, pattern: false).map { .get(number: $0) }
         case .remove: return oneName(&line, verb, pattern: false).map { .remove(number: $0) }
         case .list: return parseList(&line)
         case .stats: return line.isAtEnd ? .command(.stats) : .failure(ErrorText.extraArgument(verb))

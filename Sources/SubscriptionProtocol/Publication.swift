@@ -16,6 +16,8 @@ public struct PublicationLayout: Sendable {
     var infoCount: Int
     /// The info pairs given.
     var infoPairCount: Int
+    /// The revision of a retained number's publication (`rev=`); 0 for a plain number's.
+    var revision: UInt64
     /// Where the payload starts, and its bytes.
     var payloadOffset: Int
     var payloadCount: Int
@@ -25,7 +27,7 @@ public struct PublicationLayout: Sendable {
 /// center fans it out.
 ///
 /// The `MSG` push is encoded once, when the publication is made, into the publication's own single allocation:
-/// `MSG <number> <nbytes>[ from=<sender>][ <key>=<value>...]` LF, payload, LF. Every socket receiver queues a
+/// `MSG <number> <nbytes>[ from=<sender>][ rev=<revision>][ <key>=<value>...]` LF, payload, LF. Every socket receiver queues a
 /// reference to these same bytes (redis shared objects, mosquitto's message store), and a receiver that is not a
 /// socket (a test, a bridge, the daemon itself) reads the parts through ``number``, ``sender``, ``info`` and
 /// ``withPayload(_:)`` without parsing anything. Immutable once made. (Not `Sendable`: `ManagedBuffer` is not, and
@@ -39,40 +41,43 @@ public struct PublicationLayout: Sendable {
 /// ```
 public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     /// What a publication costs beyond its frame bytes: the object header, the layout and the allocator's header.
-    public static let overhead = 112
+    public static let overhead = 120
 
     /// Makes a publication, encoding its frame. The number must be a valid number, the sender a valid client name
     /// and the pairs valid (``InfoPair/check(_:)``): the parser has checked them for the wire.
     public static func make(
-        number: String, sender: String?, info: [InfoPair], payload: UnsafeRawBufferPointer
+        number: String, sender: String?, revision: UInt64? = nil, info: [InfoPair], payload: UnsafeRawBufferPointer
     ) -> Publication {
         var number = number
         var sender = sender
         return number.withUTF8 { numberBytes in
             Self.withOptionalUTF8(&sender) { senderBytes in
-                make(number: numberBytes, sender: senderBytes, info: info, payload: payload)
+                make(number: numberBytes, sender: senderBytes, revision: revision, info: info, payload: payload)
             }
         }
     }
 
-    /// ``make(number:sender:info:payload:)`` for a payload in an array.
-    public static func make(number: String, sender: String? = nil, info: [InfoPair] = [], payload: [UInt8]) -> Publication {
-        payload.withUnsafeBytes { make(number: number, sender: sender, info: info, payload: $0) }
+    /// ``make(number:sender:revision:info:payload:)`` for a payload in an array.
+    public static func make(
+        number: String, sender: String? = nil, revision: UInt64? = nil, info: [InfoPair] = [], payload: [UInt8]
+    ) -> Publication {
+        payload.withUnsafeBytes { make(number: number, sender: sender, revision: revision, info: info, payload: $0) }
     }
 
     private static func make(
-        number: UnsafeBufferPointer<UInt8>, sender: UnsafeBufferPointer<UInt8>?, info: [InfoPair],
+        number: UnsafeBufferPointer<UInt8>, sender: UnsafeBufferPointer<UInt8>?, revision: UInt64?, info: [InfoPair],
         payload: UnsafeRawBufferPointer
     ) -> Publication {
         var size = 4 + number.count + 1 + Decimal.byteCount(payload.count) + 1 + payload.count + 1
         if let sender { size += 6 + sender.count }
+        if let revision { size += 5 + Decimal.byteCount(Int(revision)) }
         for pair in info { size += 2 + pair.key.utf8.count + pair.value.utf8.count }
         let capacity = size
         let made = Publication.create(minimumCapacity: capacity) { _ in
             PublicationLayout(
                 frameCount: size, heldBytes: capacity + overhead, numberCount: number.count, senderOffset: 0,
-                senderCount: 0, infoOffset: 0, infoCount: 0, infoPairCount: info.count, payloadOffset: 0,
-                payloadCount: payload.count)
+                senderCount: 0, infoOffset: 0, infoCount: 0, infoPairCount: info.count, revision: revision ?? 0,
+                payloadOffset: 0, payloadCount: payload.count)
         }
         let publication = unsafeDowncast(made, to: Publication.self)
         publication.withUnsafeMutablePointers { layout, bytes in
@@ -86,6 +91,10 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
                 layout.pointee.senderOffset = writer.offset
                 layout.pointee.senderCount = sender.count
                 writer.write(UnsafeRawBufferPointer(sender))
+            }
+            if let revision {
+                writer.write(" rev=")
+                writer.write(decimal: Int(revision))
             }
             for (index, pair) in info.enumerated() {
                 writer.write(byte: ASCII.space)
@@ -134,6 +143,12 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
             let equals = word.utf8.firstIndex(of: ASCII.equals)!
             return InfoPair(key: String(word[..<equals]), value: String(word[word.index(after: equals)...]))
         }
+    }
+
+    /// The revision of a retained number's publication (its `rev=`); nil for a plain number's.
+    public var revision: UInt64? {
+        let revision = layout.revision
+        return revision == 0 ? nil : revision
     }
 
     /// The payload's size in bytes.

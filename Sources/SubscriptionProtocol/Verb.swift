@@ -1,7 +1,7 @@
 /// The command verbs, recognized case-insensitively from raw bytes.
 enum Verb: CaseIterable, Sendable {
     // In the order they are tried: the busiest first.
-    case pub, send, ping, sub, unsub, hello, create, remove, list, stats, quit
+    case pub, send, ping, sub, unsub, get, hello, create, remove, list, stats, quit
 
     /// The verb as written in shared/PROTOCOL.md.
     var spelling: StaticString {
@@ -11,6 +11,7 @@ enum Verb: CaseIterable, Sendable {
         case .ping: return "PING"
         case .sub: return "SUB"
         case .unsub: return "UNSUB"
+        case .get: return "GET"
         case .hello: return "HELLO"
         case .create: return "CREATE"
         case .remove: return "REMOVE"
@@ -28,10 +29,11 @@ enum Verb: CaseIterable, Sendable {
         case .ping: return "PING [<text>]"
         case .sub: return "SUB <pattern> [from=<client-name>]"
         case .unsub: return "UNSUB <pattern>"
+        case .get: return "GET <number>"
         case .hello: return "HELLO [name=<client-name>] [token=<secret>]"
-        case .create: return "CREATE <number>"
+        case .create: return "CREATE <number> [retain]"
         case .remove: return "REMOVE <number>"
-        case .list: return "LIST [<pattern>]"
+        case .list: return "LIST [<pattern> [kind]]"
         case .stats: return "STATS"
         case .quit: return "QUIT"
         }

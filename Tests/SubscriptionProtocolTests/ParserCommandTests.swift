@@ -15,14 +15,23 @@ final class ParserCommandTests: XCTestCase {
         assertParses("HELLO name=\(longest)\n", [.success(.hello(name: longest, token: nil))])
     }
 
+    func testRetainedNumbersGetAndListKinds() {
+        assertParses("CREATE R retain\n", [.success(.create(number: "R", retained: true))])
+        assertParses("create  R  retain \r\n", [.success(.create(number: "R", retained: true))])
+        assertParses("GET R.x\n", [.success(.get(number: "R.x"))])
+        assertParses("get R\r\n", [.success(.get(number: "R"))])
+        assertParses("LIST > kind\n", [.success(.list(pattern: ">", kinds: true))])
+        assertParses("LIST kind\n", [.success(.list(pattern: "kind", kinds: false))])  // one argument is the pattern
+    }
+
     func testCreateAndRemove() {
-        assertParses("CREATE SCIENCE\n", [.success(.create(number: "SCIENCE"))])
-        assertParses("create SCIENCE.physics\r\n", [.success(.create(number: "SCIENCE.physics"))])
-        assertParses("  CrEaTe   a.b.c   \n", [.success(.create(number: "a.b.c"))])
+        assertParses("CREATE SCIENCE\n", [.success(.create(number: "SCIENCE", retained: false))])
+        assertParses("create SCIENCE.physics\r\n", [.success(.create(number: "SCIENCE.physics", retained: false))])
+        assertParses("  CrEaTe   a.b.c   \n", [.success(.create(number: "a.b.c", retained: false))])
         assertParses("REMOVE SCIENCE\n", [.success(.remove(number: "SCIENCE"))])
         assertParses("remove ÉTÉ\n", [.success(.remove(number: "ÉTÉ"))])
         let longest = String(repeating: "x", count: 200)
-        assertParses("CREATE \(longest)\n", [.success(.create(number: longest))])
+        assertParses("CREATE \(longest)\n", [.success(.create(number: longest, retained: false))])
     }
 
     func testSubscribeAndUnsubscribe() {
@@ -36,9 +45,9 @@ final class ParserCommandTests: XCTestCase {
     }
 
     func testList() {
-        assertParses("LIST\n", [.success(.list(pattern: nil))])
-        assertParses("list   \r\n", [.success(.list(pattern: nil))])
-        assertParses("LIST SCIENCE.*\n", [.success(.list(pattern: "SCIENCE.*"))])
+        assertParses("LIST\n", [.success(.list(pattern: nil, kinds: false))])
+        assertParses("list   \r\n", [.success(.list(pattern: nil, kinds: false))])
+        assertParses("LIST SCIENCE.*\n", [.success(.list(pattern: "SCIENCE.*", kinds: false))])
     }
 
     func testStatsAndQuit() {

@@ -23,7 +23,7 @@ final class ParserPipelineTests: XCTestCase {
         input += bytes("LIST\nSTATS\r\nUNSUB SCIENCE.>\nREMOVE SCIENCE\nQUIT\n")
         assertParses(input, [
             .success(.hello(name: "pub1", token: nil)),
-            .success(.create(number: "SCIENCE")),
+            .success(.create(number: "SCIENCE", retained: false)),
             .success(.subscribe(pattern: "SCIENCE.>", from: "pub1")),
             publish("SCIENCE", binary),
             publish("SCIENCE.physics", lfs),
@@ -32,7 +32,7 @@ final class ParserPipelineTests: XCTestCase {
             .success(.ping(text: "are you there")),
             .failure(ProtocolError(.unknown, "unknown command 'BOGUS'")),
             publish("SCIENCE", bytes("PUB")),
-            .success(.list(pattern: nil)),
+            .success(.list(pattern: nil, kinds: false)),
             .success(.stats),
             .success(.unsubscribe(pattern: "SCIENCE.>")),
             .success(.remove(number: "SCIENCE")),
@@ -81,7 +81,7 @@ final class ParserPipelineTests: XCTestCase {
         case 7:
             return (bytes("   \(end)"), [])
         case 8:
-            return (bytes("CREATE \(number)\(end)"), [.success(.create(number: number))])
+            return (bytes("CREATE \(number)\(end)"), [.success(.create(number: number, retained: false))])
         case 9:
             // An invalid number fails after its payload is consumed; the next command must still parse.
             let wildcard = patterns.filter { $0 != "A" }.randomElement(using: &generator)!
@@ -89,7 +89,7 @@ final class ParserPipelineTests: XCTestCase {
             let error = ProtocolError(.name, "invalid number '\(wildcard)': \(problem)")
             return (bytes("PUB \(wildcard) 2\(end)ab\(end)"), [.failure(error)])
         case 10:
-            return (bytes("LIST \(pattern)\(end)"), [.success(.list(pattern: pattern))])
+            return (bytes("LIST \(pattern)\(end)"), [.success(.list(pattern: pattern, kinds: false))])
         default:
             return (bytes("NOPE\(end)"), [.failure(ProtocolError(.unknown, "unknown command 'NOPE'"))])
         }

@@ -10,14 +10,15 @@ extension Server {
             try CommandPolicy.authorize(command, for: session)
             switch consume command {
             case .hello(let name, let token): reply = try HelloCommand.run(name: name, token: token, context)
-            case .create(let number): reply = try CreateCommand.run(number, context)
+            case .create(let number, let retained): reply = try CreateCommand.run(number, retained: retained, context)
             case .remove(let number): reply = try RemoveCommand.run(number, context)
             case .subscribe(let pattern, let from): reply = try SubscribeCommand.run(pattern, from: from, context)
             case .unsubscribe(let pattern): reply = UnsubscribeCommand.run(pattern, context)
             case .publish(let number, let payload, let info):
                 reply = try PublishCommand.run(number, payload: payload, info: info, context)
             case .send(let number, let payload): reply = try PublishCommand.run(number, payload: payload, info: [], context)
-            case .list(let pattern): reply = try ListCommand.run(pattern, context)
+            case .list(let pattern, let kinds): reply = try ListCommand.run(pattern, kinds: kinds, context)
+            case .get(let number): reply = try GetCommand.run(number, context)
             case .stats: reply = StatsCommand.run(context)
             case .ping(let text): reply = .pong(text)
             case .quit: reply = QuitCommand.run(context)

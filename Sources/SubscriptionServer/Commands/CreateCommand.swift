@@ -1,10 +1,10 @@
 import SubscriptionCenter
 import SubscriptionProtocol
 
-/// `CREATE <number>`: `+OK created`, or `+OK exists` when it was there already.
+/// `CREATE <number> [retain]`: `+OK created`, or `+OK exists` when it was there already (it keeps its kind).
 enum CreateCommand {
-    static func run(_ number: String, _ context: CommandContext) throws(ProtocolError) -> Reply {
-        let created = try context.inCenter { center throws(CenterError) in try center.create(number) }
+    static func run(_ number: String, retained: Bool, _ context: CommandContext) throws(ProtocolError) -> Reply {
+        let created = try context.inCenter { center throws(CenterError) in try center.create(number, retained: retained) }
         return .ok(created ? "created" : "exists")
     }
 }

@@ -1,11 +1,16 @@
 import SubscriptionCenter
 import SubscriptionProtocol
 
-/// `LIST [<pattern>]`: the existing numbers that match, sorted by their bytes, each with how many sessions a
-/// message to it would reach.
+/// `LIST [<pattern> [kind]]`: the existing numbers that match, sorted by their bytes, each with how many sessions a
+/// message to it would reach; with `kind`, then `plain` or `retained <rev>` (a 1.0 client, which never sends
+/// `kind`, sees the contract's two words per line).
 enum ListCommand {
-    static func run(_ pattern: String?, _ context: CommandContext) throws(ProtocolError) -> Reply {
+    static func run(_ pattern: String?, kinds: Bool, _ context: CommandContext) throws(ProtocolError) -> Reply {
         let numbers = try context.inCenter { center throws(CenterError) in try center.list(matching: pattern ?? ">") }
-        return .list(numbers.map { "\($0.number) \($0.subscribers)" })
+        return .list(numbers.map { info in
+            guard kinds else { return "\(info.number) \(info.subscribers)" }
+            let kind = info.retainedRevision.map { "retained \($0)" } ?? "plain"
+            return "\(info.number) \(info.subscribers) \(kind)"
+        })
     }
 }

@@ -139,6 +139,11 @@ final class Session: Customer, @unchecked Sendable {
     /// serving, so the center never needs a weak reference to it.
     var retention: CustomerRetention { .untilRemoved }
 
+    /// Queues a retained number's current value (on `SUB` and `GET`), as a delivery would be queued.
+    func push(_ value: Publication) {
+        _ = receive(value, on: value.number)
+    }
+
     /// Queues a GONE push: a number this session was subscribed to exactly was removed.
     func numberRemoved(_ number: String) {
         guard machine.phase == .open else { return }
