@@ -17,6 +17,11 @@ public protocol Customer<Message>: AnyObject {
     /// It may call back into the center (subscribe, unsubscribe, send, ...).
     func receive(_ message: Message, on number: String) -> Bool
 
+    /// Called instead of ``receive(_:on:)`` when the message reaches this customer through its subscription in a
+    /// queue group: of all the group's matching subscriptions, this one was chosen (round-robin). The default
+    /// forwards to ``receive(_:on:)``; the daemon marks the message `group=<name>`.
+    func receive(_ message: Message, on number: String, throughGroup group: String) -> Bool
+
     /// Called when a number this customer was subscribed to exactly was removed (the daemon's `GONE` push); the
     /// subscription is gone already. Wildcard subscriptions that matched the number stay, and are not told.
     ///
@@ -39,6 +44,11 @@ public enum CustomerRetention: Sendable {
 extension Customer {
     /// Weakly, by default.
     public var retention: CustomerRetention { .weak }
+
+    /// As any other delivery, by default.
+    public func receive(_ message: Message, on number: String, throughGroup group: String) -> Bool {
+        receive(message, on: number)
+    }
 }
 
 /// The seed of the design: `NSNotificationCenter`, with its words mapped to ours.

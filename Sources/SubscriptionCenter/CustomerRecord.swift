@@ -40,12 +40,15 @@ final class Subscription<Message> {
     let record: CustomerRecord<Message>
     /// The sender filter; nil means any sender.
     var from: String?
+    /// The queue group: of all the group's subscriptions that match a message, one receives it; nil for none.
+    var group: String?
     /// False once the subscription was removed; snapshots still holding it skip it.
     var isActive = true
 
-    init(record: CustomerRecord<Message>, from: String?) {
+    init(record: CustomerRecord<Message>, from: String?, group: String?) {
         self.record = record
         self.from = from
+        self.group = group
     }
 }
 

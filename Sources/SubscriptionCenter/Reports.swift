@@ -4,11 +4,14 @@ public struct SubscriptionInfo: Equatable, Sendable {
     public var pattern: String
     /// The sender filter: only messages sent with this sender are delivered; nil means any sender.
     public var from: String?
+    /// The queue group it belongs to, if any.
+    public var group: String?
 
     /// Makes a report line.
-    public init(pattern: String, from: String? = nil) {
+    public init(pattern: String, from: String? = nil, group: String? = nil) {
         self.pattern = pattern
         self.from = from
+        self.group = group
     }
 }
 

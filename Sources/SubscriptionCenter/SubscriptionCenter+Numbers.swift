@@ -37,6 +37,7 @@ extension SubscriptionCenter {
         if entry.retained != nil { retainedNumberCount -= 1 }
         var gone: [any Customer<Message>] = []
         for subscription in entry.subscribers.removeAll() {
+            forget(subscription)
             let record = subscription.record
             record.patterns[key] = nil
             if let customer = record.customer {

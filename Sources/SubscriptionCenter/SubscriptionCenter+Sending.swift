@@ -46,9 +46,37 @@ extension SubscriptionCenter {
         var visits = beginVisits()
         deliveryDepth += 1
         defer { deliveryDepth -= 1 }
-        var accepted = deliver(message, to: number, from: sender, through: exact, visits: &visits)
+        var groups = GroupCandidates<Message>()
+        var accepted = deliver(message, to: number, from: sender, through: exact, visits: &visits, groups: &groups)
         if !wildcard.isEmpty {
-            accepted += deliver(message, to: number, from: sender, through: wildcard, visits: &visits)
+            accepted += deliver(message, to: number, from: sender, through: wildcard, visits: &visits, groups: &groups)
+        }
+        if !groups.isEmpty {
+            accepted += deliver(message, to: number, throughGroups: groups, visits: &visits)
+        }
+        return accepted
+    }
+
+    /// Gives the message to one member of each queue group that matched: the next in turn (round-robin over the
+    /// group's matching members, in subscription order) that has not received it already through another
+    /// subscription. A group whose every matching member already has it is satisfied.
+    private func deliver(
+        _ message: Message, to number: String, throughGroups groups: GroupCandidates<Message>,
+        visits: inout Visits<Message>
+    ) -> Int {
+        var accepted = 0
+        for name in groups.order {
+            let members = groups.members[name, default: []].filter { !visits.contains($0) }
+            guard !members.isEmpty else { continue }
+            let turn = groupTurns[name, default: 0]
+            groupTurns[name] = turn &+ 1
+            let chosen = members[turn % members.count]
+            visits.insert(chosen)
+            if let customer = chosen.customer {
+                if customer.receive(message, on: number, throughGroup: name) { accepted += 1 }
+            } else {
+                purge(chosen)
+            }
         }
         return accepted
     }
@@ -70,7 +98,8 @@ extension SubscriptionCenter {
         to number: String,
         from sender: String?,
         through subscriptions: [Subscription<Message>],
-        visits: inout Visits<Message>
+        visits: inout Visits<Message>,
+        groups: inout GroupCandidates<Message>
     ) -> Int {
         var accepted = 0
         // `subscriptions` is a snapshot that holds every element for the whole loop, so they are read without
@@ -83,6 +112,11 @@ extension SubscriptionCenter {
                         if visits.contains(record) { return }
                         // A filtered subscription that does not pass leaves the customer to its other ones.
                         if let wanted = subscription.from, !Self.sameBytes(wanted, sender) { return }
+                        // A queue group's member is only a candidate: one member per group is chosen afterwards.
+                        if let group = subscription.group {
+                            groups.add(record, to: group)
+                            return
+                        }
                         // A retained customer is borrowed from the record (a `let` the snapshot keeps alive): no
                         // reference counting per delivery. A weak one is loaded, and purged once released.
                         if record.retainedCustomer != nil {
@@ -127,5 +161,26 @@ extension SubscriptionCenter {
             count += 1
         }
         return count
+    }
+}
+
+/// The members of queue groups that match one message, gathered while the other subscribers are served.
+struct GroupCandidates<Message> {
+    /// Group names in the order first met.
+    private(set) var order: [String] = []
+    /// Each group's matching members, once each, in subscription order.
+    private(set) var members: [String: [CustomerRecord<Message>]] = [:]
+
+    /// True when no group matched.
+    var isEmpty: Bool { order.isEmpty }
+
+    /// Adds `record` as a candidate of `group` (once, however many of its subscriptions in the group match).
+    mutating func add(_ record: CustomerRecord<Message>, to group: String) {
+        if members[group] == nil {
+            order.append(group)
+            members[group] = [record]
+        } else if !(members[group]!.contains { $0 === record }) {
+            members[group]!.append(record)
+        }
     }
 }

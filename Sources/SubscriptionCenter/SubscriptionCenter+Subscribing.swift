@@ -2,16 +2,18 @@ import SubscriptionWire
 
 extension SubscriptionCenter {
     /// Subscribes the customer to a number or a wildcard pattern, optionally only to messages whose sender is
-    /// `sender` (the `object:` filter of NSNotificationCenter).
+    /// `sender` (the `object:` filter of NSNotificationCenter), optionally as a member of a queue `group` (of all the
+    /// group's subscriptions that match a message, one receives it, round-robin).
     ///
     /// An exact number must exist; a pattern holding a wildcard needs nothing to exist. Subscribing again to the same
-    /// pattern replaces its `from` filter and adds no duplicate. Throws ``CenterError/invalidName(_:_:)``,
+    /// pattern replaces its `from` filter and its group and adds no duplicate. Throws ``CenterError/invalidName(_:_:)``,
     /// ``CenterError/notFound(_:)``, or ``CenterError/limit(_:)`` when the customer holds
     /// ``Limits/maxSubscriptionsPerCustomer`` subscriptions already.
     public func add(
         _ customer: any Customer<Message>,
         to pattern: String,
-        from sender: String? = nil
+        from sender: String? = nil,
+        group: String? = nil
     ) throws(CenterError) {
         let isWildcard: Bool
         do {
@@ -31,6 +33,10 @@ extension SubscriptionCenter {
                 : entry?.subscribers.subscription(of: existing)
             guard let subscription else { preconditionFailure("the two-way index lost a subscription to \(pattern)") }
             subscription.from = sender
+            if subscription.group != group {
+                groupedSubscriptionCount += (group == nil ? -1 : 0) + (subscription.group == nil ? 1 : 0)
+                subscription.group = group
+            }
             return
         }
         let count = existing?.patterns.count ?? 0
@@ -45,7 +51,8 @@ extension SubscriptionCenter {
             record = CustomerRecord(customer)
             customers[record.key] = record
         }
-        let subscription = Subscription(record: record, from: sender)
+        let subscription = Subscription(record: record, from: sender, group: group)
+        if group != nil { groupedSubscriptionCount += 1 }
         if isWildcard {
             trie.insert(subscription, tokens: tokens)
         } else {
@@ -61,10 +68,10 @@ extension SubscriptionCenter {
         let key = NameKey(pattern)
         guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return false }
         if isWildcard {
-            trie.remove(record, tokens: NameKey.tokens(of: pattern))
+            forget(trie.remove(record, tokens: NameKey.tokens(of: pattern)))
             matchCache.forgetAll()
         } else {
-            numbers[key]?.subscribers.remove(record)
+            forget(numbers[key]?.subscribers.remove(record))
         }
         record.patterns[key] = nil
         forgetIfUnsubscribed(record)
@@ -84,7 +91,7 @@ extension SubscriptionCenter {
             let subscription = record.patterns[pattern]!
                 ? trie.subscription(of: record, tokens: NameKey.tokens(of: pattern.string))
                 : numbers[pattern]?.subscribers.subscription(of: record)
-            return SubscriptionInfo(pattern: pattern.string, from: subscription?.from)
+            return SubscriptionInfo(pattern: pattern.string, from: subscription?.from, group: subscription?.group)
         }
     }
 }

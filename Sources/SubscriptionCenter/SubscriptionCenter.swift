@@ -39,6 +39,10 @@ public final class SubscriptionCenter<Message> {
     var sortedNumbers: [NameKey]?
     /// How many of the numbers are retained (a subscription looks for current values only when some are).
     var retainedNumberCount = 0
+    /// How many subscriptions belong to a queue group (a send takes the group path only when some do).
+    var groupedSubscriptionCount = 0
+    /// Per queue group, how many messages it was given: the round-robin turn.
+    var groupTurns: [String: Int] = [:]
     /// Every customer with at least one subscription, keyed by the customer's identity when it was added.
     var customers: [ObjectIdentifier: CustomerRecord<Message>] = [:]
     /// The wildcard subscriptions.
@@ -99,14 +103,19 @@ public final class SubscriptionCenter<Message> {
     func purge(_ record: CustomerRecord<Message>) {
         for (pattern, isWildcard) in record.patterns {
             if isWildcard {
-                trie.remove(record, tokens: NameKey.tokens(of: pattern.string))
+                forget(trie.remove(record, tokens: NameKey.tokens(of: pattern.string)))
                 matchCache.forgetAll()
             } else {
-                numbers[pattern]?.subscribers.remove(record)
+                forget(numbers[pattern]?.subscribers.remove(record))
             }
         }
         record.patterns = [:]
         if customers[record.key] === record { customers[record.key] = nil }
+    }
+
+    /// Keeps ``groupedSubscriptionCount`` right when a subscription goes.
+    func forget(_ subscription: Subscription<Message>?) {
+        if subscription?.group != nil { groupedSubscriptionCount -= 1 }
     }
 
     /// Drops the record when it has no subscription left (empty entries are never kept).

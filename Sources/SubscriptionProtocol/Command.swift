@@ -9,8 +9,8 @@ public enum Command: Equatable, Sendable {
     case create(number: String, retained: Bool)
     /// `REMOVE <number>`.
     case remove(number: String)
-    /// `SUB <pattern> [from=<client-name>]`.
-    case subscribe(pattern: String, from: String?)
+    /// `SUB <pattern> [from=<client-name>] [group=<group-name>]` (the group: protocol 1.1 queue groups).
+    case subscribe(pattern: String, from: String?, group: String?)
     /// `UNSUB <pattern>`.
     case unsubscribe(pattern: String)
     /// `PUB <number> <nbytes>[ <key>=<value>...]` LF payload LF. The payload is a slice of the parser's buffer, not

@@ -76,23 +76,31 @@ extension CommandParser {
         return .command(.ping(text: String(decoding: buffer[rest], as: UTF8.self)))
     }
 
-    /// `SUB <pattern> [from=<client-name>]`.
+    /// `SUB <pattern> [from=<client-name>] [group=<group-name>]`, the keys in any order, each at most once; a group
+    /// name follows the client-name rule.
     func parseSubscribe(_ line: inout LineReader) -> LineOutcome {
         guard let patternRange = line.word() else { return .failure(ErrorText.missingArgument(.sub)) }
         var from: String?
-        if let option = line.word() {
-            guard line.isAtEnd else { return .failure(ErrorText.extraArgument(.sub)) }
+        var group: String?
+        while let option = line.word() {
             guard let (key, value) = line.keyValue(option) else {
                 return .failure(ErrorText.unexpectedArgument(.sub, buffer[option]))
             }
-            guard line.matches(key, "from") else { return .failure(ErrorText.unknownKey(.sub, buffer[key])) }
-            guard let client = ClientName.validate(buffer[value]) else {
+            guard let name = ClientName.validate(buffer[value]) else {
                 return .failure(ErrorText.invalidClientName(buffer[value]))
             }
-            from = client
+            if line.matches(key, "from") {
+                guard from == nil else { return .failure(ErrorText.repeatedKey(.sub, "from")) }
+                from = name
+            } else if line.matches(key, "group") {
+                guard group == nil else { return .failure(ErrorText.repeatedKey(.sub, "group")) }
+                group = name
+            } else {
+                return .failure(ErrorText.unknownKey(.sub, buffer[key]))
+            }
         }
         switch name(line, patternRange, pattern: true) {
-        case .success(let pattern): return .command(.subscribe(pattern: pattern, from: from))
+        case .success(let pattern): return .command(.subscribe(pattern: pattern, from: from, group: group))
         case .failure(let error): return .failure(error)
         }
     }

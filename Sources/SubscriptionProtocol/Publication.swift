@@ -27,7 +27,7 @@ public struct PublicationLayout: Sendable {
 /// center fans it out.
 ///
 /// The `MSG` push is encoded once, when the publication is made, into the publication's own single allocation:
-/// `MSG <number> <nbytes>[ from=<sender>][ rev=<revision>][ <key>=<value>...]` LF, payload, LF. Every socket receiver queues a
+/// `MSG <number> <nbytes>[ from=<sender>][ rev=<revision>][ group=<group>][ <key>=<value>...]` LF, payload, LF. Every socket receiver queues a
 /// reference to these same bytes (redis shared objects, mosquitto's message store), and a receiver that is not a
 /// socket (a test, a bridge, the daemon itself) reads the parts through ``number``, ``sender``, ``info`` and
 /// ``withPayload(_:)`` without parsing anything. Immutable once made. (Not `Sendable`: `ManagedBuffer` is not, and
@@ -46,14 +46,25 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     /// Makes a publication, encoding its frame. The number must be a valid number, the sender a valid client name
     /// and the pairs valid (``InfoPair/check(_:)``): the parser has checked them for the wire.
     public static func make(
-        number: String, sender: String?, revision: UInt64? = nil, info: [InfoPair], payload: UnsafeRawBufferPointer
+        number: String, sender: String?, revision: UInt64? = nil, group: String? = nil, info: [InfoPair],
+        payload: UnsafeRawBufferPointer
     ) -> Publication {
         var number = number
         var sender = sender
         return number.withUTF8 { numberBytes in
             Self.withOptionalUTF8(&sender) { senderBytes in
-                make(number: numberBytes, sender: senderBytes, revision: revision, info: info, payload: payload)
+                make(
+                    number: numberBytes, sender: senderBytes, revision: revision, group: group, info: info,
+                    payload: payload)
             }
+        }
+    }
+
+    /// This publication as delivered through a queue group: the same parts, its frame marked `group=<group>`.
+    public func delivered(throughGroup group: String) -> Publication {
+        withPayload {
+            Publication.make(
+                number: number, sender: sender, revision: revision, group: group, info: info, payload: $0)
         }
     }
 
@@ -65,12 +76,13 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     }
 
     private static func make(
-        number: UnsafeBufferPointer<UInt8>, sender: UnsafeBufferPointer<UInt8>?, revision: UInt64?, info: [InfoPair],
-        payload: UnsafeRawBufferPointer
+        number: UnsafeBufferPointer<UInt8>, sender: UnsafeBufferPointer<UInt8>?, revision: UInt64?, group: String?,
+        info: [InfoPair], payload: UnsafeRawBufferPointer
     ) -> Publication {
         var size = 4 + number.count + 1 + Decimal.byteCount(payload.count) + 1 + payload.count + 1
         if let sender { size += 6 + sender.count }
         if let revision { size += 5 + Decimal.byteCount(Int(revision)) }
+        if let group { size += 7 + group.utf8.count }
         for pair in info { size += 2 + pair.key.utf8.count + pair.value.utf8.count }
         let capacity = size
         let made = Publication.create(minimumCapacity: capacity) { _ in
@@ -95,6 +107,10 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
             if let revision {
                 writer.write(" rev=")
                 writer.write(decimal: Int(revision))
+            }
+            if let group {
+                writer.write(" group=")
+                writer.write(group)
             }
             for (index, pair) in info.enumerated() {
                 writer.write(byte: ASCII.space)

@@ -27,7 +27,7 @@ enum Verb: CaseIterable, Sendable {
         case .pub: return "PUB <number> <nbytes> [<key>=<value>...]"
         case .send: return "SEND <number> <text>"
         case .ping: return "PING [<text>]"
-        case .sub: return "SUB <pattern> [from=<client-name>]"
+        case .sub: return "SUB <pattern> [from=<client-name>] [group=<group-name>]"
         case .unsub: return "UNSUB <pattern>"
         case .get: return "GET <number>"
         case .hello: return "HELLO [name=<client-name>] [token=<secret>]"

@@ -35,11 +35,14 @@ final class ParserCommandTests: XCTestCase {
     }
 
     func testSubscribeAndUnsubscribe() {
-        assertParses("SUB SCIENCE\n", [.success(.subscribe(pattern: "SCIENCE", from: nil))])
-        assertParses("SUB SCIENCE.*\n", [.success(.subscribe(pattern: "SCIENCE.*", from: nil))])
-        assertParses("sub >\n", [.success(.subscribe(pattern: ">", from: nil))])
-        assertParses("SUB *.b.> from=alice\n", [.success(.subscribe(pattern: "*.b.>", from: "alice"))])
-        assertParses("SUB  a   from=alice  \r\n", [.success(.subscribe(pattern: "a", from: "alice"))])
+        assertParses("SUB SCIENCE\n", [.success(.subscribe(pattern: "SCIENCE", from: nil, group: nil))])
+        assertParses("SUB SCIENCE.*\n", [.success(.subscribe(pattern: "SCIENCE.*", from: nil, group: nil))])
+        assertParses("sub >\n", [.success(.subscribe(pattern: ">", from: nil, group: nil))])
+        assertParses("SUB *.b.> from=alice\n", [.success(.subscribe(pattern: "*.b.>", from: "alice", group: nil))])
+        assertParses("SUB  a   from=alice  \r\n", [.success(.subscribe(pattern: "a", from: "alice", group: nil))])
+        assertParses("SUB a group=workers\n", [.success(.subscribe(pattern: "a", from: nil, group: "workers"))])
+        assertParses(
+            "SUB a.> group=w from=alice\n", [.success(.subscribe(pattern: "a.>", from: "alice", group: "w"))])
         assertParses("UNSUB SCIENCE.>\n", [.success(.unsubscribe(pattern: "SCIENCE.>"))])
         assertParses("unsub a\n", [.success(.unsubscribe(pattern: "a"))])
     }

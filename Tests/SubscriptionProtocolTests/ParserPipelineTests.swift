@@ -24,7 +24,7 @@ final class ParserPipelineTests: XCTestCase {
         assertParses(input, [
             .success(.hello(name: "pub1", token: nil)),
             .success(.create(number: "SCIENCE", retained: false)),
-            .success(.subscribe(pattern: "SCIENCE.>", from: "pub1")),
+            .success(.subscribe(pattern: "SCIENCE.>", from: "pub1", group: nil)),
             publish("SCIENCE", binary),
             publish("SCIENCE.physics", lfs),
             send("SCIENCE", " spaced text "),
@@ -73,7 +73,7 @@ final class ParserPipelineTests: XCTestCase {
             let text = String(repeating: " x", count: Int.random(in: 0...20, using: &generator))
             return (bytes("SEND \(number) \(text)\(end)"), [send(number, text)])
         case 4:
-            return (bytes("sub \(pattern) from=me\(end)"), [.success(.subscribe(pattern: pattern, from: "me"))])
+            return (bytes("sub \(pattern) from=me\(end)"), [.success(.subscribe(pattern: pattern, from: "me", group: nil))])
         case 5:
             return (bytes("UNSUB \(pattern)\(end)"), [.success(.unsubscribe(pattern: pattern))])
         case 6:

@@ -12,7 +12,8 @@ extension Server {
             case .hello(let name, let token): reply = try HelloCommand.run(name: name, token: token, context)
             case .create(let number, let retained): reply = try CreateCommand.run(number, retained: retained, context)
             case .remove(let number): reply = try RemoveCommand.run(number, context)
-            case .subscribe(let pattern, let from): reply = try SubscribeCommand.run(pattern, from: from, context)
+            case .subscribe(let pattern, let from, let group):
+                reply = try SubscribeCommand.run(pattern, from: from, group: group, context)
             case .unsubscribe(let pattern): reply = UnsubscribeCommand.run(pattern, context)
             case .publish(let number, let payload, let info):
                 reply = try PublishCommand.run(number, payload: payload, info: info, context)

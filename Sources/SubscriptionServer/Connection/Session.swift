@@ -139,6 +139,12 @@ final class Session: Customer, @unchecked Sendable {
     /// serving, so the center never needs a weak reference to it.
     var retention: CustomerRetention { .untilRemoved }
 
+    /// A delivery through a queue group: the publication's frame marked `group=<name>` (one such frame per group
+    /// per publication, as one member per group gets it).
+    func receive(_ publication: Publication, on number: String, throughGroup group: String) -> Bool {
+        receive(publication.delivered(throughGroup: group), on: number)
+    }
+
     /// Queues a retained number's current value (on `SUB` and `GET`), as a delivery would be queued.
     func push(_ value: Publication) {
         _ = receive(value, on: value.number)
