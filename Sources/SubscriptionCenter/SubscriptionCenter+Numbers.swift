@@ -5,7 +5,8 @@ extension SubscriptionCenter {
     /// when it was created, false when it existed already (it then keeps the kind it has).
     ///
     /// Throws ``CenterError/invalidName(_:_:)`` for a name that is not a valid number, and ``CenterError/limit(_:)``
-    /// when ``Limits/maxNumbers`` numbers exist already.
+    /// when ``Limits/maxNumbers`` numbers exist already (the daemon's own `$SYS.` numbers do not count; which client
+    /// may create one is the server's policy, not the center's).
     @discardableResult
     public func create(_ number: String, retained: Bool = false) throws(CenterError) -> Bool {
         do {
@@ -15,12 +16,14 @@ extension SubscriptionCenter {
         }
         let key = NameKey(number)
         if numbers[key] != nil { return false }
-        guard numbers.count < limits.maxNumbers else {
+        let system = Names.isSystem(number)
+        guard system || clientNumberCount < limits.maxNumbers else {
             throw .limit("at most \(limits.maxNumbers) numbers may exist")
         }
         numbers[key] = NumberEntry(retained: retained)
         sortedNumbers = nil
         if retained { retainedNumberCount += 1 }
+        if system { systemNumberCount += 1 }
         return true
     }
 
@@ -35,6 +38,7 @@ extension SubscriptionCenter {
         guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
         sortedNumbers = nil
         if entry.retained != nil { retainedNumberCount -= 1 }
+        if Names.isSystem(number) { systemNumberCount -= 1 }
         var gone: [any Customer<Message>] = []
         for subscription in entry.subscribers.removeAll() {
             forget(subscription)
@@ -84,8 +88,8 @@ extension SubscriptionCenter {
         return values
     }
 
-    /// The existing numbers that match the pattern (`>`, the default, matches all), sorted by number, each with
-    /// ``subscriberCount(of:)``. Throws ``CenterError/invalidName(_:_:)`` for an invalid pattern.
+    /// The existing numbers that match the pattern (`>`, the default, matches all but the daemon's own `$SYS.`
+    /// numbers, as in ``Names/matches(pattern:number:)``), sorted by number, each with ``subscriberCount(of:)``. Throws ``CenterError/invalidName(_:_:)`` for an invalid pattern.
     public func list(matching pattern: String = ">") throws(CenterError) -> [NumberInfo] {
         let hasWildcard: Bool
         do {
@@ -97,7 +101,7 @@ extension SubscriptionCenter {
         if hasWildcard {
             if sortedNumbers == nil { sortedNumbers = numbers.keys.sorted() }
             let all = sortedNumbers ?? []
-            names = pattern == ">" ? all : all.filter { Names.matches(pattern: pattern, number: $0.string) }
+            names = pattern == ">" && systemNumberCount == 0 ? all : all.filter { Names.matches(pattern: pattern, number: $0.string) }
         } else {
             names = numbers[NameKey(pattern)] == nil ? [] : [NameKey(pattern)]
         }

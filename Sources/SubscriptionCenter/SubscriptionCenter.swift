@@ -37,6 +37,8 @@ public final class SubscriptionCenter<Message> {
     var numbers: [NameKey: NumberEntry<Message>] = [:]
     /// The numbers in byte order, dropped when one is created or removed (LIST need not sort every time).
     var sortedNumbers: [NameKey]?
+    /// How many of the numbers are the daemon's own (their first token starts with `$`).
+    var systemNumberCount = 0
     /// How many of the numbers are retained (a subscription looks for current values only when some are).
     var retainedNumberCount = 0
     /// How many subscriptions belong to a queue group (a send takes the group path only when some do).
@@ -66,8 +68,12 @@ public final class SubscriptionCenter<Message> {
         self.matchCache = MatchCache(capacity: matchCacheCapacity)
     }
 
-    /// How many numbers exist.
+    /// How many numbers exist, the daemon's own (`$SYS.`) included.
     public var numberCount: Int { numbers.count }
+
+    /// How many numbers exist that clients created: all but the daemon's own (see ``Names/isSystem(_:)``). This is
+    /// what ``Limits/maxNumbers`` bounds and what `STATS` reports.
+    public var clientNumberCount: Int { numbers.count - systemNumberCount }
 
     /// How many subscriptions live customers hold, all customers together.
     public var subscriptionCount: Int {

@@ -89,9 +89,11 @@ struct WildcardTrie<Message> {
             matches.append(contentsOf: node.terminal.items)
             return
         }
+        if let literal = node.literals[tokens[index]] { collect(tokens, at: index + 1, below: literal, into: &matches) }
+        // A wildcard first token does not match the daemon's own numbers (`$SYS.`): Names.matches's rule.
+        if index == 0 && tokens[0].text.utf8.first == UInt8(ascii: "$") { return }
         // `>` matches the one or more tokens left.
         matches.append(contentsOf: node.rest.items)
-        if let literal = node.literals[tokens[index]] { collect(tokens, at: index + 1, below: literal, into: &matches) }
         if let star = node.star { collect(tokens, at: index + 1, below: star, into: &matches) }
     }
 }

@@ -25,8 +25,16 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .tcp(let host, let port): return host.contains(":") ? "tcp [\(host)]:\(port)" : "tcp \(host):\(port)"
+        case .tcp: return "tcp \(endpoint)"
         case .unix(let path): return "unix \(path)"
+        }
+    }
+
+    /// `HOST:PORT` (`[IPv6]:PORT`), or `unix:PATH` (`unix` for an unnamed client socket).
+    public var endpoint: String {
+        switch self {
+        case .tcp(let host, let port): return host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        case .unix(let path): return path.isEmpty ? "unix" : "unix:\(path)"
         }
     }
 }
@@ -126,10 +134,22 @@ struct ListeningSocket {
 
     /// The address a socket is bound to, read back with getsockname(2).
     static func localAddress(of fd: Int32) -> ListenAddress {
+        address(of: fd, peer: false)
+    }
+
+    /// The address of a connected socket's peer (getpeername(2)): `tcp 127.0.0.1:51000`, or `unix` with the path
+    /// the client bound, usually none.
+    static func peerAddress(of fd: Int32) -> ListenAddress {
+        address(of: fd, peer: true)
+    }
+
+    private static func address(of fd: Int32, peer: Bool) -> ListenAddress {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                (peer ? getpeername(fd, $0, &length) : getsockname(fd, $0, &length)) == 0
+            }
         }
         guard ok else { return .tcp(host: "?", port: 0) }
         switch Int32(storage.ss_family) {

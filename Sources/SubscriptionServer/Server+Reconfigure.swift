@@ -23,7 +23,7 @@ extension Server {
     ///   `max_connections`, `max_subscriptions` and `max_numbers` to the next request they limit.
     /// - `auth_token` applies to the next `HELLO`; sessions that are already in stay in.
     /// - TCP keepalive settings apply to the open TCP connections too; `command_timeout` and `auth_timeout` to every
-    ///   open session from the next liveness check.
+    ///   open session from the next liveness check; a new `sys_interval` restarts the `$SYS.stats` timer.
     /// - Listed numbers that do not exist are created. Numbers dropped from the list stay: they are removed
     ///   explicitly (`REMOVE`), never behind their subscribers' backs.
     /// - Listeners stay as they are: a changed `listen`, `unix_socket` or `unix_socket_mode` is reported in
@@ -48,14 +48,15 @@ extension Server {
             for number in new.numbers where !center.contains(number) && seen.insert(Array(number.utf8)).inserted {
                 missing.append(number)
             }
-            guard center.numberCount + missing.count <= new.maxNumbers else {
+            guard center.clientNumberCount + missing.count <= new.maxNumbers else {
                 return .failure(ConfigurationError(
                     key: "numbers",
-                    problem: "\(missing.count) new number(s) would make \(center.numberCount + missing.count), "
+                    problem: "\(missing.count) new number(s) would make \(center.clientNumberCount + missing.count), "
                         + "over max_numbers \(new.maxNumbers)"
                 ))
             }
             configuration = applied
+            if new.sysInterval != running.sysInterval { startSystemStats() }
             center.limits = .init(maxSubscriptionsPerCustomer: new.maxSubscriptions, maxNumbers: new.maxNumbers)
             let keepaliveChanged = new.tcpKeepalive != running.tcpKeepalive
             for session in sessions.values {
@@ -70,7 +71,12 @@ extension Server {
             }
             for number in missing where (try? center.create(number)) == true {
                 outcome.createdNumbers.append(number)
+                post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain"))]))
             }
+            post(.configReloaded, JSONObject([
+                ("numbers_created", .strings(outcome.createdNumbers)), ("needs_restart", .strings(outcome.needsRestart)),
+            ]))
+            loop.endOfTurn()
             return .success(outcome)
         }
         return try result.get()

@@ -35,6 +35,8 @@ public final class Server: @unchecked Sendable {
     private var listeners: [Listener] = []
     /// Runs ``housekeeping()`` a few times a second.
     private var housekeepingTimer: DispatchSourceTimer?
+    /// Publishes `$SYS.stats` (``startSystemStats()``).
+    var systemStatsTimer: DispatchSourceTimer?
     /// Every open session, by id.
     var sessions: [UInt64: Session] = [:]
     private var nextSessionID: UInt64 = 1
@@ -58,6 +60,11 @@ public final class Server: @unchecked Sendable {
     /// Throws the first failure, having closed whatever it had bound.
     public func start(inheritedDescriptors: [Int32] = []) throws -> [ListenAddress] {
         try queue.sync {
+            do {
+                try createSystemNumbers()
+            } catch {
+                throw ConfigurationError(key: "max_numbers", problem: "no room for the daemon's own $SYS numbers: \(error)")
+            }
             for number in configuration.numbers {
                 do {
                     try center.create(number)
@@ -82,6 +89,7 @@ public final class Server: @unchecked Sendable {
             }
             for socket in bound { startAccepting(socket) }
             startHousekeeping()
+            startSystemStats()
             return bound.map(\.address)
         }
     }
@@ -102,6 +110,8 @@ public final class Server: @unchecked Sendable {
             self.listeners.removeAll()
             self.housekeepingTimer?.cancel()
             self.housekeepingTimer = nil
+            self.systemStatsTimer?.cancel()
+            self.systemStatsTimer = nil
             for session in Array(self.sessions.values) { session.drain() }
             self.loop.endOfTurn()
             self.finishDrainIfDone()
@@ -128,7 +138,7 @@ public final class Server: @unchecked Sendable {
         copy.bytesOut = loop.traffic.bytesOut
         copy.protocolErrors = loop.traffic.protocolErrors
         copy.connections = sessions.count
-        copy.numbers = center.numberCount
+        copy.numbers = center.clientNumberCount
         copy.subscriptions = center.subscriptionCount
         return copy
     }
@@ -215,6 +225,7 @@ public final class Server: @unchecked Sendable {
                 id: nextSessionID,
                 fd: fd,
                 isTCP: isTCP,
+                peerAddress: ListeningSocket.peerAddress(of: fd).endpoint,
                 loop: loop,
                 owner: self,
                 limits: configuration.protocolLimits,
@@ -226,6 +237,7 @@ public final class Server: @unchecked Sendable {
             stats.totalConnections += 1
             session.start()
             logger.debug("client connected", metadata: ["session": "\(session.id)"])
+            post(.clientConnected, JSONObject([("session", .unsigned(session.id)), ("address", .string(session.peerAddress))]))
         }
     }
 
@@ -298,6 +310,10 @@ extension Server: SessionOwner {
             metadata: ["session": "\(session.id)", "held": "\(session.output.heldBytes)",
                        "max_pending": "\(configuration.maxPending)"]
         )
+        post(.slowConsumer, JSONObject(identity(of: session) + [
+            ("pending_bytes", .integer(Int64(session.output.heldBytes))),
+            ("max_pending", .integer(Int64(configuration.maxPending))),
+        ]))
     }
 
     func sessionFailed(_ session: Session, with error: ProtocolError) {
@@ -311,6 +327,7 @@ extension Server: SessionOwner {
         session.tearDown()
         stats.closed[reason, default: 0] += 1
         logger.debug("client disconnected", metadata: ["session": "\(session.id)", "reason": "\(reason.rawValue)"])
+        post(.clientDisconnected, JSONObject(identity(of: session) + [("reason", .string(reason.rawValue))]))
         if isDraining { finishDrainIfDone() }
     }
 }

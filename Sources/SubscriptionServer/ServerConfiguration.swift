@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var commandTimeout = 60.0
     /// With `auth_token` set, seconds a connection may stay without a successful HELLO; 0 is off.
     public var authTimeout = 10.0
+    /// Seconds between two `$SYS.stats` notifications; 0 is off (the other `$SYS.` events are always posted).
+    public var sysInterval = 10.0
 
     /// The defaults listed in `config/subd.yaml`.
     public init() {}
@@ -92,7 +94,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         guard (1...127).contains(tcpKeepalive.count) else {
             throw ConfigurationError(key: "tcp_keepalive_count", problem: "must be 1 to 127, got \(tcpKeepalive.count)")
         }
-        for (key, seconds) in [("command_timeout", commandTimeout), ("auth_timeout", authTimeout)] {
+        for (key, seconds) in [("command_timeout", commandTimeout), ("auth_timeout", authTimeout), ("sys_interval", sysInterval)] {
             guard seconds.isFinite, (0...86_400).contains(seconds) else {
                 throw ConfigurationError(key: key, problem: "must be 0 (off) to 86400 seconds, got \(seconds)")
             }
@@ -105,6 +107,9 @@ public struct ServerConfiguration: Sendable, Equatable {
                 try Names.checkNumber(number)
             } catch {
                 throw ConfigurationError(key: "numbers", problem: "'\(number)' is not a valid number: it \(error)")
+            }
+            guard !Names.isSystem(number) else {
+                throw ConfigurationError(key: "numbers", problem: "'\(number)': numbers starting with '$' are the daemon's")
             }
         }
         guard !listen.isEmpty || unixSocket != nil else {

@@ -3,7 +3,10 @@ extension Names {
     /// matches one or more tokens (so `>` alone matches every number), any other token must be equal byte for byte.
     ///
     /// Both names are expected to be valid (see ``checkPattern(_:)`` and ``checkNumber(_:)``); it allocates nothing.
+    /// A number whose first token starts with `$` (the daemon's own, `$SYS.`) is matched only by a pattern whose first
+    /// token is literal: `>` and `*.stats` do not match `$SYS.stats` (protocol 1.1, "System notifications").
     public static func matches(pattern: String, number: String) -> Bool {
+        if isSystem(number) && firstTokenIsWildcard(pattern) { return false }
         var patternRest: Substring.UTF8View? = pattern.utf8[...]
         var numberRest: Substring.UTF8View? = number.utf8[...]
         while let patternToken = nextToken(&patternRest) {
@@ -16,6 +19,22 @@ extension Names {
             if !patternToken.elementsEqual(numberToken) { return false }
         }
         return numberRest == nil
+    }
+
+    /// True for a number or pattern of the daemon's own namespace: its first token starts with `$`.
+    public static func isSystem(_ name: String) -> Bool {
+        name.utf8.first == UInt8(ascii: "$")
+    }
+
+    /// The prefix of the daemon's own numbers, which clients may subscribe to but not create, remove or publish to.
+    public static let systemPrefix = "$SYS."
+
+    /// True when the pattern's first token is `*` or `>`.
+    public static func firstTokenIsWildcard(_ pattern: String) -> Bool {
+        var bytes = pattern.utf8.makeIterator()
+        guard let first = bytes.next(), first == UInt8(ascii: "*") || first == UInt8(ascii: ">") else { return false }
+        let second = bytes.next()
+        return second == nil || second == UInt8(ascii: ".")
     }
 
     /// Cuts the next dot-separated token off `rest`; nil once the last token was taken.

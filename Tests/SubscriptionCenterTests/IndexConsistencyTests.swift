@@ -5,8 +5,8 @@ import TestSupport
 
 /// Random operations against a simple reference model; after every step both indexes must agree with it.
 final class IndexConsistencyTests: XCTestCase {
-    static let numberNames = ["A", "B", "A.B", "A.C", "A.B.C", "B.A", "C.D.E"]
-    static let patternNames = numberNames + [">", "*", "A.*", "A.>", "*.B", "*.*", "*.>", "A.*.C", "B.>", "*.*.*"]
+    static let numberNames = ["A", "B", "A.B", "A.C", "A.B.C", "B.A", "C.D.E", "$SYS.A", "$SYS.A.B", "A.$SYS"]
+    static let patternNames = numberNames + [">", "*", "A.*", "A.>", "*.B", "*.*", "*.>", "A.*.C", "B.>", "*.*.*", "$SYS.>", "$SYS.*"]
     static let senders: [String?] = [nil, "x", "y"]
 
     /// The obviously-correct model: plain sets and dictionaries, no weak references, no trie.
@@ -126,7 +126,10 @@ final class IndexConsistencyTests: XCTestCase {
         XCTAssertEqual(center.numberCount, model.numbers.count, context)
         XCTAssertEqual(center.subscriptionCount, model.subscriptions.values.reduce(0) { $0 + $1.count }, context)
         XCTAssertEqual(center.customerCount, model.subscriptions.count, context)
-        XCTAssertEqual(try center.list().map(\.number), model.numbers.sorted(), context)
+        XCTAssertEqual(try center.list().map(\.number), model.numbers.filter { !$0.hasPrefix("$") }.sorted(), context)
+        XCTAssertEqual(try center.list(matching: "$SYS.>").map(\.number),
+                       model.numbers.filter { $0.hasPrefix("$SYS.") }.sorted(), context)
+        XCTAssertEqual(center.clientNumberCount, model.numbers.filter { !$0.hasPrefix("$") }.count, context)
         // The other half of the index: nothing dead or empty is left behind.
         XCTAssertEqual(center.customers.count, model.subscriptions.count, context)
         let wildcards = model.subscriptions.values.reduce(0) { total, patterns in

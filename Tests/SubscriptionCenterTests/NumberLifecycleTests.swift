@@ -68,4 +68,21 @@ final class NumberLifecycleTests: XCTestCase {
             XCTAssertEqual(error as? CenterError, .notFound("NOPE"))
         }
     }
+
+    func testTheDaemonsOwnNumbersAreNotCountedNorListedByGreaterThan() throws {
+        let center = SubscriptionCenter<String>(limits: .init(maxNumbers: 1))
+        XCTAssertTrue(try center.create("$SYS.stats"))
+        XCTAssertTrue(try center.create("$SYS.client.connected"), "the daemon's numbers are outside max_numbers")
+        XCTAssertTrue(try center.create("A"))
+        XCTAssertThrowsError(try center.create("B"), "one client number is the limit")
+        XCTAssertEqual(center.numberCount, 3)
+        XCTAssertEqual(center.clientNumberCount, 1)
+        XCTAssertEqual(try center.list().map(\.number), ["A"], "> does not list them")
+        XCTAssertEqual(try center.list(matching: "*.stats").map(\.number), [])
+        XCTAssertEqual(try center.list(matching: "$SYS.>").map(\.number), ["$SYS.client.connected", "$SYS.stats"])
+        try center.remove("$SYS.stats")
+        XCTAssertEqual(center.clientNumberCount, 1)
+        try center.remove("A")
+        XCTAssertTrue(try center.create("B"))
+    }
 }

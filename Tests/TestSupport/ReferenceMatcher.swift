@@ -1,10 +1,14 @@
 /// An independent, obviously-correct pattern matcher, the reference the real ones are checked against: it splits
 /// both names into byte tokens and tries the rules of shared/PROTOCOL.md ("Words") one token at a time,
 /// recursively. `*` matches exactly one token; `>` as the last token matches one or more; any other token must be
-/// equal byte for byte.
+/// equal byte for byte. A number whose first token starts with `$` (the daemon's own, `$SYS.`) is matched only by
+/// a pattern whose first token is literal (protocol 1.1, "System notifications").
 public func referenceMatches(pattern: String, number: String) -> Bool {
     let p = byteTokens(pattern)
     let n = byteTokens(number)
+    if n.first?.first == UInt8(ascii: "$") && (p.first == [UInt8(ascii: "*")] || p.first == [UInt8(ascii: ">")]) {
+        return false
+    }
     func match(_ i: Int, _ j: Int) -> Bool {
         if i == p.count { return j == n.count }
         if p[i] == [UInt8(ascii: ">")] && i == p.count - 1 { return j < n.count }
@@ -23,6 +27,13 @@ private func byteTokens(_ name: String) -> [[UInt8]] {
 /// center's trie, the client's routing).
 public let wildcardTable: [(pattern: String, number: String, matches: Bool)] = [
     (">", "A", true),
+    (">", "$SYS.stats", false),
+    ("*.stats", "$SYS.stats", false),
+    ("*.>", "$SYS.client.connected", false),
+    ("$SYS.>", "$SYS.client.connected", true),
+    ("$SYS.*", "$SYS.stats", true),
+    ("$SYS.client.*", "$SYS.client.connected", true),
+    ("A.>", "A.$x", true),
     (">", "A.B", true),
     (">", "A.B.C", true),
     ("*", "A", true),

@@ -5,6 +5,11 @@ import SubscriptionProtocol
 enum CreateCommand {
     static func run(_ number: String, retained: Bool, _ context: CommandContext) throws(ProtocolError) -> Reply {
         let created = try context.inCenter { center throws(CenterError) in try center.create(number, retained: retained) }
+        if created {
+            context.server.post(.numberCreated, JSONObject(
+                [("number", .string(number)), ("kind", .string(retained ? "retained" : "plain"))]
+                    + context.server.identity(of: context.session)))
+        }
         return .ok(created ? "created" : "exists")
     }
 }

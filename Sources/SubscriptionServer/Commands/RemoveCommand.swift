@@ -5,6 +5,9 @@ import SubscriptionProtocol
 enum RemoveCommand {
     static func run(_ number: String, _ context: CommandContext) throws(ProtocolError) -> Reply {
         let told = try context.inCenter { center throws(CenterError) in try center.remove(number) }
+        context.server.post(.numberRemoved, JSONObject(
+            [("number", .string(number)), ("subscribers_told", .integer(Int64(told.count)))]
+                + context.server.identity(of: context.session)))
         return .ok("removed \(told.count)")
     }
 }

@@ -25,6 +25,8 @@ final class Session: Customer, @unchecked Sendable {
     let fd: Int32
     /// True for a TCP connection (keepalive applies), false for a Unix socket.
     let isTCP: Bool
+    /// The peer's address (`127.0.0.1:51000`, `unix`), for logs and `$SYS` notifications.
+    let peerAddress: String
     /// The loop this session runs on. A strong `let`: read through `self`, it is borrowed, with no reference
     /// counting per use (an `unowned(unsafe)` reference is copied into a strong one, a retain and a release, each
     /// time it is used).
@@ -67,12 +69,13 @@ final class Session: Customer, @unchecked Sendable {
     static let closeDeadline = DispatchTimeInterval.seconds(5)
 
     init(
-        id: UInt64, fd: Int32, isTCP: Bool, loop: EventLoop, owner: any SessionOwner, limits: ProtocolLimits,
+        id: UInt64, fd: Int32, isTCP: Bool, peerAddress: String, loop: EventLoop, owner: any SessionOwner, limits: ProtocolLimits,
         maxPending: Int, needsAuthentication: Bool
     ) {
         self.id = id
         self.fd = fd
         self.isTCP = isTCP
+        self.peerAddress = peerAddress
         self.maxPending = maxPending
         self.machine = ConnectionStateMachine(marks: .init(maxPending: maxPending))
         self.loop = loop

@@ -1,0 +1,55 @@
+import Dispatch
+import SubscriptionCenter
+import SubscriptionProtocol
+import SubscriptionSystem
+
+extension Server {
+    /// Creates the `$SYS.` numbers (at start, before anything else).
+    func createSystemNumbers() throws(CenterError) {
+        for topic in SystemTopic.allCases { try center.create(topic.rawValue) }
+    }
+
+    /// Publishes a system notification (`event` and `time` first, then `object`'s fields). Nothing is encoded when
+    /// nobody subscribes to the topic.
+    func post(_ topic: SystemTopic, _ object: @autoclosure () -> JSONObject) {
+        let receivers = try? center.send(to: topic.rawValue) { () -> Publication in
+            let stamped = JSONObject([("event", .string(topic.event)), ("time", .string(UTCTimestamp.now()))] + object().fields)
+            return Publication.make(number: topic.rawValue, payload: Array(stamped.line.utf8))
+        }
+        if let receivers, receivers > 0 {
+            stats.messagesPublished += 1
+            stats.messagesDelivered += UInt64(receivers)
+        }
+    }
+
+    /// A session's identity in a notification: its id, its name (null before HELLO) and its peer address.
+    func identity(of session: Session) -> [(key: String, value: JSONObject.Value)] {
+        [
+            ("session", .unsigned(session.id)),
+            ("name", session.name.map { .string($0) } ?? .null),
+            ("address", .string(session.peerAddress)),
+        ]
+    }
+
+    /// (Re)starts `$SYS.stats`: the STATS keys every `sys_interval` seconds, on the event loop; none when it is 0.
+    func startSystemStats() {
+        systemStatsTimer?.cancel()
+        systemStatsTimer = nil
+        let seconds = configuration.sysInterval
+        guard seconds > 0 else { return }
+        let period = DispatchTimeInterval.nanoseconds(Int(seconds * 1_000_000_000))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + period, repeating: period)
+        timer.setEventHandler { [unowned self] in
+            self.post(.stats, JSONObject(self.currentStats().lines(uptime: ContinuousClock.now - self.startedAt).map {
+                line in
+                let parts = line.split(separator: " ", maxSplits: 1)
+                let value = parts.count == 2 ? String(parts[1]) : ""
+                return (String(parts[0]), UInt64(value).map { .unsigned($0) } ?? .string(value))
+            }))
+            self.loop.endOfTurn()
+        }
+        systemStatsTimer = timer
+        timer.resume()
+    }
+}

@@ -1,0 +1,63 @@
+import SubscriptionWire
+
+/// The daemon's own notifications (protocol 1.1, "System notifications"): numbers under `$SYS.` that subd creates
+/// at start and publishes to itself, one JSON object per message. Every object starts with `event` (the number
+/// without `$SYS.`, so a line of `subctl listen '$SYS.>'` says what it is) and `time` (UTC, ISO 8601). Clients may subscribe to them (`$SYS.>`), never
+/// create, remove or publish to them; `>` and other patterns whose first token is a wildcard do not match them.
+enum SystemTopic: String, CaseIterable {
+    /// The topic's name in its notifications' `event` field: the number without `$SYS.`.
+    var event: String { String(rawValue.dropFirst(Names.systemPrefix.count)) }
+
+    /// A client connected: `session`, `address`.
+    case clientConnected = "$SYS.client.connected"
+    /// A client's session ended: `session`, `name`, `address`, `reason` (as STATS `closed_<reason>` counts it).
+    case clientDisconnected = "$SYS.client.disconnected"
+    /// A number was created: `number`, `kind`, and the `session` and `name` that created it (none at start or reload).
+    case numberCreated = "$SYS.number.created"
+    /// A number was removed: `number`, `subscribers_told`, `session`, `name`.
+    case numberRemoved = "$SYS.number.removed"
+    /// A subscriber was cut off for passing `max_pending`: `session`, `name`, `pending_bytes`, `max_pending`.
+    case slowConsumer = "$SYS.slow_consumer"
+    /// A SIGHUP reload was applied: `numbers_created`, `needs_restart`.
+    case configReloaded = "$SYS.config.reloaded"
+    /// Every `sys_interval` seconds (10 by default): the STATS keys and values.
+    case stats = "$SYS.stats"
+}
+
+/// One line of JSON: an object of string, integer, boolean and null fields, in the order given.
+struct JSONObject {
+    /// A field's value.
+    enum Value {
+        case string(String)
+        case integer(Int64)
+        case unsigned(UInt64)
+        case bool(Bool)
+        case strings([String])
+        case null
+    }
+
+    private(set) var fields: [(key: String, value: Value)] = []
+
+    /// An object with these fields.
+    init(_ fields: [(key: String, value: Value)] = []) {
+        self.fields = fields
+    }
+
+    /// The object as one line of JSON (no newline).
+    var line: String {
+        var out = "{"
+        for (index, field) in fields.enumerated() {
+            if index > 0 { out += "," }
+            out += JSONText.quoted(field.key) + ":"
+            switch field.value {
+            case .string(let text): out += JSONText.quoted(text)
+            case .integer(let number): out += String(number)
+            case .unsigned(let number): out += String(number)
+            case .bool(let flag): out += flag ? "true" : "false"
+            case .strings(let texts): out += "[" + texts.map(JSONText.quoted).joined(separator: ",") + "]"
+            case .null: out += "null"
+            }
+        }
+        return out + "}"
+    }
+}
