@@ -42,7 +42,7 @@ enum Report {
         case .server:
             Report.error("server refused: \(error)")
             return refused
-        case .invalidName, .invalidClientName, .invalidToken, .invalidInfo, .invalidArgument:
+        case .invalidName, .invalidClientName, .invalidGroupName, .invalidToken, .invalidInfo, .invalidArgument:
             Report.error(error.description)
             return .validationFailure
         }
