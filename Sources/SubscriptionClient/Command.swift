@@ -81,15 +81,13 @@ enum Command {
         return out
     }
 
-    /// `LIST [<pattern>]`, or with `kinds` the 1.1 form `LIST [<pattern>] kind` (lines that say plain or retained).
+    /// `LIST [<pattern>]`, or with `kinds` the 1.1 form `LIST <pattern> kind` (lines that say plain or retained).
+    /// A lone argument is always the pattern (`LIST kind` lists a number named `kind`), so all numbers with their
+    /// kinds is `LIST > kind`.
     static func list(_ pattern: String?, kinds: Bool = false) throws(ClientError) -> [UInt8] {
-        var line = "LIST"
-        if let pattern {
-            try checkPattern(pattern)
-            line += " \(pattern)"
-        }
-        if kinds { line += " kind" }
-        return bytes(line)
+        if let pattern { try checkPattern(pattern) }
+        guard kinds else { return bytes(pattern.map { "LIST \($0)" } ?? "LIST") }
+        return bytes("LIST \(pattern ?? ">") kind")
     }
 
     static let stats = bytes("STATS")

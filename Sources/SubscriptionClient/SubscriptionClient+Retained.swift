@@ -53,7 +53,7 @@ extension SubscriptionClient {
     }
 
     /// Lists the numbers (matching `pattern`, when given) with their subscriber counts and their kinds, sorted by
-    /// number (`LIST [<pattern>] kind`, protocol 1.1).
+    /// number (`LIST <pattern> kind`, protocol 1.1; `LIST > kind` without a pattern).
     public func listKinds(_ pattern: String? = nil) async throws(ClientError) -> [NumberListing] {
         try await listLines(try Command.list(pattern, kinds: true), "LIST").map { line throws(ClientError) in
             guard let listing = NumberListing(line: line) else {

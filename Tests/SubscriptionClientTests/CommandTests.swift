@@ -19,7 +19,8 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(try Command.get("P"), Array("GET P\n".utf8))
         XCTAssertEqual(try Command.sub("A.*", from: nil, group: "g"), Array("SUB A.* group=g\n".utf8))
         XCTAssertEqual(try Command.sub("A", from: "bob", group: "g"), Array("SUB A from=bob group=g\n".utf8))
-        XCTAssertEqual(try Command.list(nil, kinds: true), Array("LIST kind\n".utf8))
+        XCTAssertEqual(try Command.list(nil, kinds: true), Array("LIST > kind\n".utf8), "a lone word is the pattern")
+        XCTAssertEqual(try Command.list("kind", kinds: true), Array("LIST kind kind\n".utf8))
         XCTAssertEqual(try Command.list("A.>", kinds: true), Array("LIST A.> kind\n".utf8))
     }
 

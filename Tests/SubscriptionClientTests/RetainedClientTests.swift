@@ -120,7 +120,7 @@ final class RetainedClientTests: XCTestCase {
     func testListKindsParsesBothKinds() async throws {
         let (client, peer) = try await ScriptedPeer.connectedClient()
         let all = Task { try await client.listKinds() }
-        try await peer.expectLine("LIST kind")
+        try await peer.expectLine("LIST > kind")
         peer.send("*3\nA 1 plain\nPRICE 2 retained 7\nNEW 0 retained 0\n")
         let entries = try await all.value
         XCTAssertEqual(
@@ -136,7 +136,7 @@ final class RetainedClientTests: XCTestCase {
         let none = try await some.value
         XCTAssertEqual(none, [])
         let bad = Task { try await client.listKinds() }
-        try await peer.expectLine("LIST kind")
+        try await peer.expectLine("LIST > kind")
         peer.send("*1\nA 1\n")
         await XCTAssertThrowsClientError(try await bad.value, .protocolViolation("bad LIST ... kind line 'A 1'"))
     }
