@@ -19,6 +19,8 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidName(String, Names.Problem)
     /// A client name (`name`, `from`) breaks the client-name rule; nothing was sent.
     case invalidClientName(String, ClientName.Problem)
+    /// A queue group name (`SUB ... group=`) breaks the client-name rule; nothing was sent.
+    case invalidGroupName(String, ClientName.Problem)
     /// The token breaks the token rule (it is not repeated here: it is a secret); nothing was sent.
     case invalidToken(ClientName.Problem)
     /// The info pairs of a publication break the rules of "Version 1.1 / Info pairs"; nothing was sent.
@@ -34,6 +36,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
         case .protocolViolation(let what): return "protocol violation from the server: \(what)"
         case .invalidName(let name, let problem): return "invalid name '\(name)': it \(problem)"
         case .invalidClientName(let name, let problem): return "invalid client name '\(name)': it \(problem)"
+        case .invalidGroupName(let name, let problem): return "invalid group name '\(name)': it \(problem)"
         case .invalidToken(let problem): return "invalid token: it \(problem)"
         case .invalidInfo(let problem): return "invalid info pairs: \(problem)"
         case .invalidArgument(let what): return what

@@ -21,9 +21,16 @@ enum Command {
         return bytes(line)
     }
 
-    static func create(_ number: String) throws(ClientError) -> [UInt8] {
+    /// `CREATE <number>`, or `CREATE <number> retain` for a retained number (protocol 1.1).
+    static func create(_ number: String, retained: Bool = false) throws(ClientError) -> [UInt8] {
         try checkNumber(number)
-        return bytes("CREATE \(number)")
+        return bytes(retained ? "CREATE \(number) retain" : "CREATE \(number)")
+    }
+
+    /// `GET <number>`: the current value of a retained number (protocol 1.1).
+    static func get(_ number: String) throws(ClientError) -> [UInt8] {
+        try checkNumber(number)
+        return bytes("GET \(number)")
     }
 
     static func remove(_ number: String) throws(ClientError) -> [UInt8] {
@@ -31,11 +38,23 @@ enum Command {
         return bytes("REMOVE \(number)")
     }
 
-    static func sub(_ pattern: String, from: String?) throws(ClientError) -> [UInt8] {
+    /// `SUB <pattern>[ from=<client-name>][ group=<group-name>]`; a group name follows the client-name rule.
+    static func sub(_ pattern: String, from: String?, group: String? = nil) throws(ClientError) -> [UInt8] {
         try checkPattern(pattern)
-        guard let from else { return bytes("SUB \(pattern)") }
-        try checkClientName(from)
-        return bytes("SUB \(pattern) from=\(from)")
+        var line = "SUB \(pattern)"
+        if let from {
+            try checkClientName(from)
+            line += " from=\(from)"
+        }
+        if let group {
+            do throws(ClientName.Problem) {
+                try ClientName.check(group)
+            } catch {
+                throw .invalidGroupName(group, error)
+            }
+            line += " group=\(group)"
+        }
+        return bytes(line)
     }
 
     static func unsub(_ pattern: String) -> [UInt8] {
@@ -62,10 +81,13 @@ enum Command {
         return out
     }
 
-    static func list(_ pattern: String?) throws(ClientError) -> [UInt8] {
-        guard let pattern else { return bytes("LIST") }
-        try checkPattern(pattern)
-        return bytes("LIST \(pattern)")
+    /// `LIST [<pattern>]`, or with `kinds` the 1.1 form `LIST <pattern> kind` (lines that say plain or retained).
+    /// A lone argument is always the pattern (`LIST kind` lists a number named `kind`), so all numbers with their
+    /// kinds is `LIST > kind`.
+    static func list(_ pattern: String?, kinds: Bool = false) throws(ClientError) -> [UInt8] {
+        if let pattern { try checkPattern(pattern) }
+        guard kinds else { return bytes(pattern.map { "LIST \($0)" } ?? "LIST") }
+        return bytes("LIST \(pattern ?? ">") kind")
     }
 
     static let stats = bytes("STATS")

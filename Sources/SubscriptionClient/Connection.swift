@@ -6,7 +6,8 @@ import SubscriptionSystem
 ///
 /// Every mutable property is touched only on `queue`; the public methods hop onto it. Commands are written
 /// in the order they are submitted and their replies handed back in the same order (FIFO), so callers may
-/// pipeline. Pushes go to the ``SubscriptionSink``s. Writes that would block wait in `output` for a write
+/// pipeline. Pushes go to the ``SubscriptionSink``s, except the one that answers a `GET` (see
+/// ``requestValue(_:of:)``). Writes that would block wait in `output` for a write
 /// source; nothing blocks the queue and nothing spins.
 final class Connection: @unchecked Sendable {
     private enum State {
@@ -41,6 +42,9 @@ final class Connection: @unchecked Sendable {
     private var parser = ServerMessageParser()
     private var waiting = ReplyQueue()
     private var sinks: [SubscriptionSink] = []
+    /// A `MSG` push of the number a waiting `GET` asks for, held back until the next thing the server sends tells
+    /// whether it is the GET's answer (the GET's `+OK <rev>` follows it) or a publication (anything else follows).
+    private var heldPush: ReceivedMessage?
     private var nextSinkID = 0
 
     /// Takes ownership of `fd`, a connected non-blocking stream socket, and starts reading it. The read and
@@ -77,6 +81,22 @@ final class Connection: @unchecked Sendable {
         }
     }
 
+    /// Sends `GET`-like `command` about `number` and waits for its reply, with the `MSG` push of `number` that came
+    /// right before the reply and carries the revision the reply names (`+OK <rev>`), if any. That push is an answer,
+    /// not a publication: the subscriptions do not get it.
+    func requestValue(_ command: [UInt8], of number: String) async
+        -> Result<(reply: ServerReply, value: ReceivedMessage?), ClientError>
+    {
+        await withCheckedContinuation { continuation in
+            queue.async { [self] in
+                let capture = ValueCapture(number: number)
+                enqueue(command, capture: capture) { result in
+                    continuation.resume(returning: result.map { (reply: $0, value: capture.message) })
+                }
+            }
+        }
+    }
+
     /// Sends the commands back to back (in this order, with no other command between them) and waits for
     /// all their replies, in the same order.
     func requests(_ commands: [[UInt8]]) async -> [Result<ServerReply, ClientError>] {
@@ -94,6 +114,7 @@ final class Connection: @unchecked Sendable {
         _ patterns: [Pattern],
         commands: [[UInt8]],
         from: String?,
+        group: String?,
         continuation: AsyncThrowingStream<Subscription.Event, any Error>.Continuation,
         backlog: Backlog
     ) async -> Result<Int, ClientError> {
@@ -104,22 +125,25 @@ final class Connection: @unchecked Sendable {
                     done.resume(returning: .failure(.connectionLost))
                     return
                 }
-                // The server keeps one filter per pattern and session: a second SUB with another from= would
-                // silently change what the first subscription receives.
-                if let clash = patterns.first(where: { pattern in
-                    sinks.contains { $0.from != from && $0.patterns.contains { $0.text.utf8.elementsEqual(pattern.text.utf8) } }
-                }) {
-                    continuation.finish()
-                    done.resume(returning: .failure(.invalidArgument(
-                        "'\(clash.text)' is already subscribed on this connection with another from= filter; "
-                            + "use a second connection")))
-                    return
+                // The server keeps one subscription per pattern and session: a second SUB with another from= or
+                // group= would silently change what the first subscription receives.
+                for pattern in patterns {
+                    for sink in sinks where sink.patterns.contains(where: { $0.isSpelled(pattern.text) }) {
+                        let other = sink.from != from ? "from= filter" : sink.group != group ? "group" : nil
+                        guard let other else { continue }
+                        continuation.finish()
+                        done.resume(returning: .failure(.invalidArgument(
+                            "'\(pattern.text)' is already subscribed on this connection with another \(other); "
+                                + "use a second connection")))
+                        return
+                    }
                 }
                 let id = nextSinkID
                 nextSinkID += 1
                 sinks.append(
                     SubscriptionSink(
-                        id: id, patterns: patterns, from: from, continuation: continuation, backlog: backlog))
+                        id: id, patterns: patterns, from: from, group: group, continuation: continuation,
+                        backlog: backlog))
                 enqueueAll(commands) { [self] results in
                     let refusals = results.enumerated().compactMap { index, result in
                         Self.refusal(result).map { (index, $0) }
@@ -187,12 +211,12 @@ final class Connection: @unchecked Sendable {
 
     // MARK: - Queue-confined work
 
-    private func enqueue(_ command: [UInt8], _ handler: @escaping ReplyHandler) {
+    private func enqueue(_ command: [UInt8], capture: ValueCapture? = nil, _ handler: @escaping ReplyHandler) {
         guard state == .open else {
             handler(.failure(state == .closed ? endReason : .connectionLost))
             return
         }
-        waiting.append(handler)
+        waiting.append(handler, capture: capture)
         write(command)
     }
 
@@ -273,7 +297,7 @@ final class Connection: @unchecked Sendable {
             guard let message else { return }
             switch message {
             case .reply(let reply):
-                guard let handler = waiting.popFirst() else {
+                guard let entry = waiting.popFirst() else {
                     // An error before any command is the server refusing the connection (`-ERR LIMIT` at
                     // max_connections, sent on connect); anything else unasked-for breaks the protocol.
                     if case .error(let code, let message) = reply {
@@ -283,15 +307,50 @@ final class Connection: @unchecked Sendable {
                     }
                     return
                 }
-                handler(.success(reply))
+                if let capture = entry.capture, let held = heldPush {
+                    heldPush = nil
+                    if case .ok(let text) = reply, Self.revision(inOK: text) == held.revision {
+                        capture.message = held
+                    } else {
+                        deliver(held)
+                    }
+                }
+                entry.handler(.success(reply))
             case .message(let received):
-                for sink in sinks where sink.wants(received) {
-                    sink.backlog.add(Backlog.weight(of: received))
-                    sink.continuation.yield(.message(received))
+                if let capture = waiting.first?.capture, received.revision != nil,
+                    received.number.utf8.elementsEqual(capture.number.utf8)
+                {
+                    // Maybe the GET's answer: that is known when the next thing comes (see `heldPush`).
+                    releaseHeldPush()
+                    heldPush = received
+                } else {
+                    releaseHeldPush()
+                    deliver(received)
                 }
             case .gone(let number):
+                releaseHeldPush()
                 deliverGone(number)
             }
+        }
+    }
+
+    /// The revision in the text of a `+OK <rev>` reply (`OK 7`), or nil.
+    private static func revision(inOK text: String) -> Int? {
+        guard text.hasPrefix("OK ") else { return nil }
+        return Int(text.dropFirst(3))
+    }
+
+    /// Hands the held push to the subscriptions: something other than its GET's reply came after it.
+    private func releaseHeldPush() {
+        guard let held = heldPush else { return }
+        heldPush = nil
+        deliver(held)
+    }
+
+    private func deliver(_ received: ReceivedMessage) {
+        for sink in sinks where sink.wants(received) {
+            sink.backlog.add(Backlog.weight(of: received))
+            sink.continuation.yield(.message(received))
         }
     }
 
@@ -364,6 +423,7 @@ final class Connection: @unchecked Sendable {
     /// unless QUIT was sent), then closes the socket once both sources are cancelled.
     private func end(_ error: ClientError) {
         guard state != .closed else { return }
+        releaseHeldPush()
         let expected = state == .closing
         state = .closed
         endReason = error

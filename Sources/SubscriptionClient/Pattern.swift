@@ -14,6 +14,11 @@ struct Pattern: Sendable, Equatable {
         self.isExact = (try? Names.checkPattern(text)) != true
     }
 
+    /// Whether `text` is this pattern's text, byte for byte.
+    func isSpelled(_ text: String) -> Bool {
+        self.text.utf8.elementsEqual(text.utf8)
+    }
+
     /// Whether `number` is this exact pattern, byte for byte.
     func isExactly(_ number: String) -> Bool {
         isExact && number.utf8.elementsEqual(text.utf8)

@@ -1,5 +1,5 @@
-/// The messages (and `GONE` events) received for the patterns of one ``SubscriptionClient/subscribe(_:from:)``
-/// call, in the order the server sent them.
+/// The messages (and `GONE` events) received for the patterns of one
+/// ``SubscriptionClient/subscribe(_:from:group:)`` call, in the order the server sent them.
 ///
 /// The sequence ends without an error when every pattern is gone (each was an exact number that was removed),
 /// or when ``SubscriptionClient/close()`` is called. It throws ``ClientError/connectionLost`` (or
@@ -22,6 +22,8 @@ public struct Subscription: AsyncSequence, Sendable {
     public let patterns: [String]
     /// The publisher name the subscription is limited to (`SUB ... from=`), if any.
     public let from: String?
+    /// The queue group the subscription belongs to (`SUB ... group=`), if any.
+    public let group: String?
     private let events: AsyncThrowingStream<Event, any Error>
     /// Keeps the client (and its connection) alive while the subscription is in use.
     private let client: SubscriptionClient
@@ -41,11 +43,12 @@ public struct Subscription: AsyncSequence, Sendable {
     private let flow: Flow
 
     init(
-        patterns: [String], from: String?, events: AsyncThrowingStream<Event, any Error>, client: SubscriptionClient,
-        flow: Flow
+        patterns: [String], from: String?, group: String?, events: AsyncThrowingStream<Event, any Error>,
+        client: SubscriptionClient, flow: Flow
     ) {
         self.patterns = patterns
         self.from = from
+        self.group = group
         self.events = events
         self.client = client
         self.flow = flow

@@ -13,7 +13,7 @@ public final class SubscriptionClient: Sendable {
     public let endpoint: Endpoint
     /// The server's answer to `HELLO`, e.g. `subd 0.1.0 proto=1.1 session=7`.
     public let greeting: String
-    private let connection: Connection
+    let connection: Connection
 
     private init(endpoint: Endpoint, greeting: String, connection: Connection) {
         self.endpoint = endpoint
@@ -69,9 +69,11 @@ public final class SubscriptionClient: Sendable {
         }
     }
 
-    /// Creates `number`. Returns true when it was created, false when it existed already.
-    public func create(_ number: String) async throws(ClientError) -> Bool {
-        let text = try await okText(try Command.create(number), "CREATE")
+    /// Creates `number`, a retained one when `retained` is true (`CREATE <number> retain`, protocol 1.1: it keeps its
+    /// latest publication; see ``get(_:)`` and ``watch(_:after:)``). Returns true when it was created, false when it
+    /// existed already (it then keeps the kind it has).
+    public func create(_ number: String, retained: Bool = false) async throws(ClientError) -> Bool {
+        let text = try await okText(try Command.create(number, retained: retained), "CREATE")
         switch text {
         case "created": return true
         case "exists": return false
@@ -125,22 +127,29 @@ public final class SubscriptionClient: Sendable {
     }
 
     /// Subscribes to `patterns` (numbers or wildcard patterns), each with `SUB`, optionally limited to
-    /// messages from the publisher named `from`. Returns when every `SUB` got `+OK`; messages pushed after a
-    /// `SUB` are never lost.
+    /// messages from the publisher named `from`, and optionally as a member of the queue group `group` (protocol 1.1:
+    /// of the sessions subscribed with one group name, one receives each publication, in turn). Returns when every
+    /// `SUB` got `+OK`; messages pushed after a `SUB` are never lost, nor the current values of retained numbers
+    /// that the server pushes before its `+OK`.
     ///
     /// Messages are routed to the subscriptions of this client whose patterns match them (two overlapping
-    /// subscriptions both receive a message; the server sends it once).
+    /// subscriptions both receive a message; the server sends it once). A subscription with a group gets only the
+    /// messages that came through that group (`group=` on the `MSG`, ``ReceivedMessage/group``). One pattern has one
+    /// `from` filter and one group per connection.
     ///
-    /// - Throws: the first refusal, e.g. ``ClientError/server(code:message:)`` with `NOTFOUND` for an exact
-    ///   number that does not exist; the patterns that were subscribed are then unsubscribed again.
-    public func subscribe(_ patterns: [String], from: String? = nil) async throws(ClientError) -> Subscription {
+    /// - Throws: ``ClientError/invalidGroupName(_:_:)`` when `group` breaks the client-name rule (nothing is sent);
+    ///   the first refusal, e.g. ``ClientError/server(code:message:)`` with `NOTFOUND` for an exact number that does
+    ///   not exist; the patterns that were subscribed are then unsubscribed again.
+    public func subscribe(_ patterns: [String], from: String? = nil, group: String? = nil) async throws(ClientError)
+        -> Subscription
+    {
         var unique: [String] = []
         for pattern in patterns where !unique.contains(where: { $0.utf8.elementsEqual(pattern.utf8) }) {
             unique.append(pattern)
         }
         guard !unique.isEmpty else { throw .invalidArgument("subscribe needs at least one pattern") }
         var commands: [[UInt8]] = []
-        for pattern in unique { commands.append(try Command.sub(pattern, from: from)) }
+        for pattern in unique { commands.append(try Command.sub(pattern, from: from, group: group)) }
         let (events, continuation) = AsyncThrowingStream.makeStream(of: Subscription.Event.self)
         let connection = self.connection
         let backlog = Backlog()
@@ -148,13 +157,14 @@ public final class SubscriptionClient: Sendable {
             unique.map(Pattern.init),
             commands: commands,
             from: from,
+            group: group,
             continuation: continuation,
             backlog: backlog
         )
         let id = try subscribed.get()
         continuation.onTermination = { _ in connection.subscriptionEnded(id) }
         return Subscription(
-            patterns: unique, from: from, events: events, client: self,
+            patterns: unique, from: from, group: group, events: events, client: self,
             flow: Subscription.Flow(backlog: backlog, connection: connection))
     }
 
@@ -197,11 +207,11 @@ public final class SubscriptionClient: Sendable {
     // MARK: - Replies
 
     /// Sends `command` and returns the text after `+OK ` (empty for a bare `+OK`).
-    private func okText(_ command: [UInt8], _ verb: String) async throws(ClientError) -> String {
+    func okText(_ command: [UInt8], _ verb: String) async throws(ClientError) -> String {
         try Self.okText(await connection.request(command), verb)
     }
 
-    private static func okText(_ result: Result<ServerReply, ClientError>, _ verb: String) throws(ClientError)
+    static func okText(_ result: Result<ServerReply, ClientError>, _ verb: String) throws(ClientError)
         -> String
     {
         let reply = try value(result, verb)
@@ -211,14 +221,14 @@ public final class SubscriptionClient: Sendable {
         return String(text.dropFirst(3))
     }
 
-    private func listLines(_ command: [UInt8], _ verb: String) async throws(ClientError) -> [String] {
+    func listLines(_ command: [UInt8], _ verb: String) async throws(ClientError) -> [String] {
         let reply = try Self.value(await connection.request(command), verb)
         guard case .list(let lines) = reply else { throw Self.unexpected(reply, to: verb) }
         return lines
     }
 
     /// The reply, with `-ERR` turned into ``ClientError/server(code:message:)``.
-    private static func value(_ result: Result<ServerReply, ClientError>, _ verb: String) throws(ClientError)
+    static func value(_ result: Result<ServerReply, ClientError>, _ verb: String) throws(ClientError)
         -> ServerReply
     {
         let reply = try result.get()
@@ -233,7 +243,7 @@ public final class SubscriptionClient: Sendable {
         return count
     }
 
-    private static func unexpected(_ reply: ServerReply, to verb: String) -> ClientError {
+    static func unexpected(_ reply: ServerReply, to verb: String) -> ClientError {
         switch reply {
         case .error(let code, let message): return .server(code: code, message: message)
         case .ok(let text): return .protocolViolation("unexpected reply to \(verb): '+\(text)'")

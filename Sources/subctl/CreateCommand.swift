@@ -1,18 +1,25 @@
 import ArgumentParser
 import SubscriptionClient
 
-/// `subctl create NUMBER...`
+/// `subctl create NUMBER... [--retain]`
 struct CreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create subscription numbers.",
-        discussion: "Prints 'created NUMBER' or 'exists NUMBER' for each, in order."
+        discussion: """
+            Prints 'created NUMBER' or 'exists NUMBER' for each, in order. With --retain the numbers are retained: \
+            each keeps its latest publication and gives every publication the next revision (see get and watch). \
+            A number that exists keeps the kind it has.
+            """
     )
 
     @OptionGroup var options: GlobalOptions
 
     @Argument(help: "The numbers to create, e.g. SCIENCE or SCIENCE.physics.")
     var numbers: [String]
+
+    @Flag(help: "Create retained numbers, which keep their latest value (CREATE NUMBER retain).")
+    var retain = false
 
     func validate() throws {
         guard !numbers.isEmpty else { throw ValidationError("name at least one number to create") }
@@ -23,7 +30,8 @@ struct CreateCommand: AsyncParsableCommand {
         let client = try await options.connect()
         for number in numbers {
             do {
-                Output.line(try await client.create(number) ? "created \(number)" : "exists \(number)")
+                let created = try await client.create(number, retained: retain)
+                Output.line(created ? "created \(number)" : "exists \(number)")
             } catch {
                 throw Report.failure(error, endpoint: client.endpoint, number: number)
             }

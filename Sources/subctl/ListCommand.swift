@@ -5,8 +5,11 @@ import SubscriptionClient
 struct ListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
-        abstract: "List the numbers with their subscriber counts.",
-        discussion: "Prints one line 'NUMBER SUBSCRIBERS' per number, sorted by number."
+        abstract: "List the numbers with their subscriber counts and kinds.",
+        discussion: """
+            Prints one line per number, sorted by number: 'NUMBER SUBSCRIBERS' for a plain number, \
+            'NUMBER SUBSCRIBERS retained rev REVISION' for a retained one (rev 0: nothing published yet).
+            """
     )
 
     @OptionGroup var options: GlobalOptions
@@ -21,8 +24,12 @@ struct ListCommand: AsyncParsableCommand {
     func run() async throws {
         let client = try await options.connect()
         do {
-            for entry in try await client.list(pattern) {
-                Output.line("\(entry.number) \(entry.subscribers)")
+            for entry in try await client.listKinds(pattern) {
+                switch entry.kind {
+                case .plain: Output.line("\(entry.number) \(entry.subscribers)")
+                case .retained(let revision):
+                    Output.line("\(entry.number) \(entry.subscribers) retained rev \(revision)")
+                }
             }
         } catch {
             throw Report.failure(error, endpoint: client.endpoint)

@@ -3,18 +3,22 @@ import Glibc
 import SubscriptionClient
 import SubscriptionWire
 
-/// `subctl listen PATTERN... [--count N] [--from NAME] [--json]`
+/// `subctl listen PATTERN... [--count N] [--from NAME] [--group NAME] [--json]`
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
         abstract: "Print the messages published to numbers matching the patterns.",
         discussion: """
-            Once subscribed, prints 'subctl: listening on PATTERN[, PATTERN...]' on stderr. Then each message is \
+            Once subscribed, prints 'subctl: listening on PATTERN[, PATTERN...]' on stderr (followed by \
+            ' (group NAME)' with --group). Then each message is \
             written to stdout as its payload bytes and LF, followed, when the publisher attached info pairs, by \
             one line '  info: KEY=VALUE...' (two spaces; the pairs in the publisher's order, values as sent); or \
             as one JSON object per line with --json. Runs until \
             Ctrl-C or SIGTERM (exit 0), until --count messages came (exit 0), or until every number listened \
             to was removed (exit 1), or until stdout is closed, as with '| head' (exit 0).
+
+            With --group NAME the listener joins a queue group: of all the listeners in one group, one receives \
+            each message, in turn; listeners without a group still receive every message.
             """
     )
 
@@ -29,6 +33,11 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only messages from the publisher that said --name NAME.", valueName: "name"))
     var from: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Join this queue group: each message goes to one member of the group, in turn.", valueName: "name"))
+    var group: String?
+
     @Flag(help: "Print one JSON object per message: number, payload (or payload_base64), from, info, received_at.")
     var json = false
 
@@ -37,6 +46,7 @@ struct ListenCommand: AsyncParsableCommand {
         for pattern in patterns { try Check.pattern(pattern) }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let from { try Check.clientName(from, what: "publisher name") }
+        if let group { try Check.clientName(group, what: "group name") }
     }
 
     /// How the listening ended.
@@ -54,12 +64,13 @@ struct ListenCommand: AsyncParsableCommand {
         let client = try await options.connect()
         let subscription: Subscription
         do {
-            subscription = try await client.subscribe(patterns, from: from)
+            subscription = try await client.subscribe(patterns, from: from, group: group)
         } catch {
             let missing = await Self.missingNumber(of: patterns, error: error, client: client)
             throw Report.failure(error, endpoint: client.endpoint, number: missing)
         }
-        Report.error("listening on \(subscription.patterns.joined(separator: ", "))")
+        Report.error(
+            "listening on \(subscription.patterns.joined(separator: ", "))" + (group.map { " (group \($0))" } ?? ""))
 
         let listening = Task { [count, json] in await Self.print(subscription, count: count, json: json) }
         signals.onSignal { listening.cancel() }

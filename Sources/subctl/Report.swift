@@ -18,9 +18,11 @@ enum Report {
     /// Prints the line for `error` and returns the exit code. `number` is the number the command was about,
     /// named in the hint for `NOTFOUND`.
     /// `number`: the number a NOTFOUND is about; `suggestCreate`: whether to say how to create it (not after a
-    /// failed remove, where creating it is not what the user wants).
+    /// failed remove, where creating it is not what the user wants); `retained`: the command needs a retained number
+    /// (get, watch), so the hint creates one, and `PROTO` (the server's answer for a plain number) says so.
     static func failure(
-        _ error: ClientError, endpoint: Endpoint, number: String? = nil, suggestCreate: Bool = true
+        _ error: ClientError, endpoint: Endpoint, number: String? = nil, suggestCreate: Bool = true,
+        retained: Bool = false
     ) -> ExitCode {
         switch error {
         case .connectFailed(let target, let reason):
@@ -34,15 +36,22 @@ enum Report {
             return unavailable
         case .server(.notFound, _) where number != nil:
             let number = number!
+            let create = "subctl create \(number)" + (retained ? " --retain" : "")
             Report.error(
                 suggestCreate
-                    ? "no subscription number '\(number)' (create it with: subctl create \(number))"
+                    ? "no subscription number '\(number)' (create it with: \(create))"
                     : "no subscription number '\(number)'")
+            return refused
+        case .server(.proto, let message) where retained && number != nil:
+            let number = number!
+            Report.error(
+                "'\(number)' is not a retained number (server: \(message)); only a number created with "
+                    + "'subctl create \(number) --retain' has a value, and an existing number keeps its kind")
             return refused
         case .server:
             Report.error("server refused: \(error)")
             return refused
-        case .invalidName, .invalidClientName, .invalidToken, .invalidInfo, .invalidArgument:
+        case .invalidName, .invalidClientName, .invalidGroupName, .invalidToken, .invalidInfo, .invalidArgument:
             Report.error(error.description)
             return .validationFailure
         }

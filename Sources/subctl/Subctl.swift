@@ -14,13 +14,14 @@ struct Subctl: AsyncParsableCommand {
 
             Exit codes:
               0   success
-              1   the server refused (an -ERR reply); listen: every number was removed
+              1   the server refused (an -ERR reply); listen: every number was removed;
+                  watch: its number was removed; get: not retained, or no value yet
               64  usage error
               69  the server is unavailable, or the connection to it was lost
             """,
         subcommands: [
-            CreateCommand.self, RemoveCommand.self, PublishCommand.self, ListenCommand.self,
-            ListCommand.self, StatsCommand.self, PingCommand.self,
+            CreateCommand.self, RemoveCommand.self, PublishCommand.self, ListenCommand.self, GetCommand.self,
+            WatchCommand.self, ListCommand.self, StatsCommand.self, PingCommand.self,
         ]
     )
 

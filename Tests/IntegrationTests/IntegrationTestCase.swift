@@ -78,6 +78,13 @@ class IntegrationTestCase: XCTestCase {
         return listener
     }
 
+    /// Starts `subctl watch` on `daemon`; killed at teardown if still running.
+    func watch(_ daemon: Daemon, _ arguments: [String]) throws -> Listener {
+        let watcher = try Subctl.watch(server: daemon.server, arguments)
+        listeners.append(watcher)
+        return watcher
+    }
+
     /// Runs `subctl SUBCOMMAND --server DAEMON rest...`.
     func subctl(
         _ daemon: Daemon, _ subcommand: String, _ rest: [String] = [], stdin: [UInt8]? = nil

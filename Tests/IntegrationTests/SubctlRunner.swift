@@ -60,13 +60,23 @@ enum Subctl {
     /// Starts `subctl listen --server SERVER arguments...` in the background and waits (10 s at most) until it
     /// wrote `subctl: listening on` to stderr, i.e. until every SUB got `+OK`.
     static func listen(server: String, _ arguments: [String], extra: [String] = []) throws -> Listener {
-        let all = ["listen", "--server", server] + extra + arguments
+        try background(["listen", "--server", server] + extra + arguments, ready: "subctl: listening on")
+    }
+
+    /// Starts `subctl watch --server SERVER arguments...` in the background and waits (10 s at most) until it wrote
+    /// `subctl: watching` to stderr, i.e. until it is subscribed and knows the number is retained.
+    static func watch(server: String, _ arguments: [String]) throws -> Listener {
+        try background(["watch", "--server", server] + arguments, ready: "subctl: watching")
+    }
+
+    /// Starts `subctl all...` and waits (10 s at most) until it wrote `ready` to stderr.
+    private static func background(_ all: [String], ready: String) throws -> Listener {
         let child = try ChildProcess(
             executable: try BinaryLocator.executable("subctl"), arguments: all, environment: ["SUBD_SERVER": nil],
-            label: "subctl listen")
+            label: "subctl \(all[0])")
         let listener = Listener(child: child, arguments: all)
         do {
-            try child.stderr.waitFor(substring: "subctl: listening on", timeout: 10)
+            try child.stderr.waitFor(substring: ready, timeout: 10)
         } catch {
             child.kill9IfRunning()
             throw error
@@ -75,7 +85,7 @@ enum Subctl {
     }
 }
 
-/// A running `subctl listen` whose stdout is read line by line.
+/// A running `subctl listen` (or `subctl watch`) whose stdout is read line by line.
 final class Listener: @unchecked Sendable {
     /// The subctl process.
     let child: ChildProcess

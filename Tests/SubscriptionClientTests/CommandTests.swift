@@ -14,6 +14,14 @@ final class CommandTests: XCTestCase {
         XCTAssertEqual(try Command.pub("X", [0x0A, 0x00]), Array("PUB X 2\n".utf8) + [0x0A, 0x00, 0x0A])
         XCTAssertEqual(try Command.pub("X", []), Array("PUB X 0\n\n".utf8))
         XCTAssertEqual(try Command.list(nil), Array("LIST\n".utf8))
+        // Protocol 1.1.
+        XCTAssertEqual(try Command.create("P", retained: true), Array("CREATE P retain\n".utf8))
+        XCTAssertEqual(try Command.get("P"), Array("GET P\n".utf8))
+        XCTAssertEqual(try Command.sub("A.*", from: nil, group: "g"), Array("SUB A.* group=g\n".utf8))
+        XCTAssertEqual(try Command.sub("A", from: "bob", group: "g"), Array("SUB A from=bob group=g\n".utf8))
+        XCTAssertEqual(try Command.list(nil, kinds: true), Array("LIST > kind\n".utf8), "a lone word is the pattern")
+        XCTAssertEqual(try Command.list("kind", kinds: true), Array("LIST kind kind\n".utf8))
+        XCTAssertEqual(try Command.list("A.>", kinds: true), Array("LIST A.> kind\n".utf8))
     }
 
     /// Every argument is checked with the wire's rules before anything is sent, and the refusal is typed.
