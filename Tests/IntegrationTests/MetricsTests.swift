@@ -54,9 +54,11 @@ final class MetricsTests: IntegrationTestCase {
     func testGarbageIsABadRequest() throws {
         let (_, url) = try startWithMetrics()
         let port = try port(of: url)
-        for garbage in ["garbage\r\n\r\n", "GET /metrics HTTP/1.1\r\n\r\n", "\u{16}\u{3}\u{1}\u{2}\0\u{1}\0\u{1}\u{fc}\u{3}\u{3}\r\n"] {
+        let tlsHello = "\u{16}\u{3}\u{1}\u{2}\0\u{1}\0\u{1}\u{fc}\u{3}\u{3}\r\n"
+        for garbage in ["garbage\r\n\r\n", "GET /metrics HTTP/1.1\r\n\r\n", tlsHello] {
             let exchange = try RawHTTP.exchange(port: port, send: Array(garbage.utf8))
-            XCTAssertTrue(exchange.response.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(garbage.debugDescription): \(exchange)")
+            XCTAssertTrue(
+                exchange.response.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(garbage.debugDescription): \(exchange)")
             XCTAssertLessThan(exchange.seconds, 2, "a bad request line is answered at once")
         }
         let tooLarge = "GET /metrics HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "x", count: 9000) + "\r\n\r\n"
@@ -69,7 +71,7 @@ final class MetricsTests: IntegrationTestCase {
     func testASlowClientIsClosedAfterFiveSeconds() throws {
         let (_, url) = try startWithMetrics()
         let port = try port(of: url)
-        let slow = Thread.detachNewThreadAndWait {
+        let slow = Thread.runOnNewThread {
             try RawHTTP.exchange(port: port, send: Array("GET /metr".utf8), timeout: 15)
         }
         usleep(500_000)
@@ -127,7 +129,8 @@ final class MetricsTests: IntegrationTestCase {
         XCTAssertEqual(after.value("subd_subscriptions"), 1)
         XCTAssertEqual(after.value("subd_connections"), 1)
         XCTAssertEqual(after.value("subd_accepted_connections_total"), 2)
-        XCTAssertGreaterThan(after.value("subd_received_bytes_total") ?? 0, before.value("subd_received_bytes_total") ?? 0)
+        XCTAssertGreaterThan(
+            after.value("subd_received_bytes_total") ?? 0, before.value("subd_received_bytes_total") ?? 0)
         XCTAssertEqual(after.value("subd_protocol_errors_total"), 0)
         XCTAssertEqual(after.type("subd_messages_published"), "counter")
         XCTAssertEqual(after.type("subd_connections"), "gauge")
@@ -178,6 +181,20 @@ final class MetricsTests: IntegrationTestCase {
         XCTAssertTrue(child.stderr.text.contains("metrics_listen: '127.0.0.1' has no port"), child.stderr.text)
     }
 
+    /// A metrics address that cannot be bound stops subd at start with a line that names the key.
+    func testAnAddressInUseStopsTheStart() throws {
+        let (_, url) = try startWithMetrics()
+        let taken = "127.0.0.1:\(try port(of: url))"
+        let child = try ChildProcess(
+            executable: try BinaryLocator.executable("subd"), arguments: ["--listen", "127.0.0.1:0"],
+            environment: Daemon.environment(["SUBD_METRICS_LISTEN": taken]), label: "subd")
+        defer { child.kill9IfRunning() }
+        XCTAssertEqual(child.waitForExit(timeout: 10), 1)
+        XCTAssertTrue(
+            child.stderr.text.contains("cannot start: metrics_listen: bind \(taken): Address already in use"),
+            child.stderr.text)
+    }
+
     /// A reload that changes `metrics_listen` says that takes a restart; the endpoint stays where it was.
     func testAReloadThatMovesTheEndpointTakesARestart() throws {
         let (daemon, url) = try startWithMetrics()
@@ -185,8 +202,8 @@ final class MetricsTests: IntegrationTestCase {
         reloaded.extraLines = ["metrics_listen: 127.0.0.1:1"]
         try reloaded.yaml.write(to: daemon.configFile, atomically: true, encoding: .utf8)
         daemon.child.send(signal: SIGHUP)
-        try daemon.child.stderr.waitFor(
-            substring: "reload: metrics_listen changed; the listeners stay as they are until subd restarts", timeout: 10)
+        let warning = "reload: metrics_listen changed; the listeners stay as they are until subd restarts"
+        try daemon.child.stderr.waitFor(substring: warning, timeout: 10)
         try daemon.child.stderr.waitFor(substring: "configuration reloaded", timeout: 10)
         XCTAssertEqual(try Curl.get(url).status, 200)
     }
@@ -263,7 +280,8 @@ private struct Prometheus {
         try child.writeStdinAndClose(Array(result.body.utf8))
         guard child.waitForExit(timeout: 20) == 0 else {
             child.kill9IfRunning()
-            throw HarnessError.process("prometheus_client could not parse the metrics: \(child.stderr.text)\n\(result.body)")
+            throw HarnessError.process(
+                "prometheus_client could not parse the metrics: \(child.stderr.text)\n\(result.body)")
         }
         child.stdout.waitForEnd(timeout: 5)
         return Prometheus(families: try JSONDecoder().decode([String: Family].self, from: Data(child.stdout.allBytes)))
@@ -370,8 +388,8 @@ private enum Tools {
 }
 
 extension Thread {
-    /// Runs `body` on a new thread; `get()` on the result waits for it.
-    fileprivate static func detachNewThreadAndWait<T: Sendable>(
+    /// Runs `body` on a new thread; `get()` on what it returns waits for its result.
+    fileprivate static func runOnNewThread<T: Sendable>(
         _ body: @escaping @Sendable () throws -> T
     ) -> Pending<T> {
         let pending = Pending<T>()

@@ -48,7 +48,8 @@ final class HTTPRequestHeadParserTests: XCTestCase {
             outcomes.append((feed, parser.outcome))
         }
         for (feed, outcome) in outcomes.dropFirst() {
-            XCTAssertEqual(outcome, outcomes[0].1, "fed \(feed) vs whole: \(text.debugDescription)", file: file, line: line)
+            XCTAssertEqual(
+                outcome, outcomes[0].1, "fed \(feed) vs whole: \(text.debugDescription)", file: file, line: line)
         }
         return outcomes[0].1
     }

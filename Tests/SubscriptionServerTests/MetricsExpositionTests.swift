@@ -65,7 +65,8 @@ final class MetricsExpositionTests: XCTestCase {
     }
 
     func testUnsignedValuesAreWrittenWhole() {
-        XCTAssertTrue(text { $0.single("u_total", .counter, help: "h", .max) }.hasSuffix("u_total 18446744073709551615\n"))
+        let written = text { $0.single("u_total", .counter, help: "h", .max) }
+        XCTAssertTrue(written.hasSuffix("u_total 18446744073709551615\n"), written)
     }
 
     func testNameRules() {

@@ -66,7 +66,9 @@ final class MetricsSnapshotTests: XCTestCase {
     func testBusiestNumbersAndProcess() {
         let snapshot = MetricsSnapshot(
             stats: ServerStats(), uptimeSeconds: 1,
-            busiestNumbers: [.init(number: "A.b", published: 9, subscribers: 2), .init(number: "C", published: 4, subscribers: 0)],
+            busiestNumbers: [
+                .init(number: "A.b", published: 9, subscribers: 2), .init(number: "C", published: 4, subscribers: 0),
+            ],
             process: .init(residentBytes: 4096, openDescriptors: 12, maxDescriptors: 1024, cpuSeconds: 0.5))
         let values = samples(snapshot.exposition())
         XCTAssertEqual(values["subd_number_messages_published_total{number=\"A.b\"}"], "9")

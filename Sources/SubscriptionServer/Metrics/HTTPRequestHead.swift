@@ -138,7 +138,8 @@ struct HTTPRequestHeadParser {
         guard value.allSatisfy({ $0 == UInt8(ascii: "\t") || ($0 >= 0x20 && $0 != 0x7F) }) else {
             return fail("a header field value holds a control byte")
         }
-        fields.append(.init(name: String(decoding: line[..<colon], as: UTF8.self), value: String(decoding: value, as: UTF8.self)))
+        let name = String(decoding: line[..<colon], as: UTF8.self)
+        fields.append(.init(name: name, value: String(decoding: value, as: UTF8.self)))
     }
 
     private mutating func finish(_ request: (method: String, target: String, minorVersion: Int)) {

@@ -21,7 +21,9 @@ struct HTTPResponse: Equatable {
     }
 
     /// A plain-text response.
-    static func text(_ status: Int, _ reason: String, _ text: String, fields: [HTTPRequestHead.Field] = []) -> HTTPResponse {
+    static func text(
+        _ status: Int, _ reason: String, _ text: String, fields: [HTTPRequestHead.Field] = []
+    ) -> HTTPResponse {
         HTTPResponse(
             status: status, reason: reason,
             fields: [.init(name: "Content-Type", value: "text/plain; charset=utf-8")] + fields,

@@ -161,7 +161,9 @@ final class MetricsConnection: @unchecked Sendable {
         guard phase == .writing else { return }
         while written < output.count {
             let result = output.withUnsafeBytes { bytes in
-                Result { () throws(SystemCallError) in try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[written...])) }
+                Result { () throws(SystemCallError) in
+                    try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]))
+                }
             }
             switch result {
             case .failure: return close()

@@ -64,6 +64,7 @@ final class MetricsListener: @unchecked Sendable {
             source.cancel()
         }
         source = nil
+        isPaused = false
         for connection in Array(connections.values) { connection.close() }
     }
 

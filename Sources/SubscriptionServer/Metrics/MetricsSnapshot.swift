@@ -58,15 +58,17 @@ struct MetricsSnapshot {
             "subd_accepted_connections_total", .counter, help: "Client connections accepted (STATS total_connections).",
             stats.totalConnections)
         text.single("subd_numbers", .gauge, help: "Subscription numbers that exist.", UInt64(stats.numbers))
-        text.single("subd_subscriptions", .gauge, help: "Live subscriptions, all sessions.", UInt64(stats.subscriptions))
+        text.single(
+            "subd_subscriptions", .gauge, help: "Live subscriptions, all sessions.", UInt64(stats.subscriptions))
         text.single(
             "subd_messages_published_total", .counter, help: "PUB and SEND commands accepted.", stats.messagesPublished)
         text.single(
-            "subd_messages_delivered_total", .counter, help: "Messages queued to subscribers (the sum of every +OK <n>).",
-            stats.messagesDelivered)
+            "subd_messages_delivered_total", .counter,
+            help: "Messages queued to subscribers (the sum of every +OK <n>).", stats.messagesDelivered)
         text.single(
             "subd_received_bytes_total", .counter, help: "Bytes read from clients (STATS bytes_in).", stats.bytesIn)
-        text.single("subd_sent_bytes_total", .counter, help: "Bytes written to clients (STATS bytes_out).", stats.bytesOut)
+        text.single(
+            "subd_sent_bytes_total", .counter, help: "Bytes written to clients (STATS bytes_out).", stats.bytesOut)
         text.single(
             "subd_slow_consumers_total", .counter, help: "Subscribers cut off for passing max_pending.",
             stats.slowConsumers)

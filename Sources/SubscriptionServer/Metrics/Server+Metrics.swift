@@ -1,12 +1,18 @@
 import Dispatch
+import SubscriptionSystem
 
 extension Server {
     /// Binds `metrics_listen`, when set, and starts serving `GET /metrics` on the server's queue. On the queue.
-    func startMetrics() throws {
+    func startMetrics() throws(SystemCallError) {
         guard let address = configuration.metricsListen else { return }
-        // Unowned: the server owns the listener, and stops it before it goes.
-        let listener = try MetricsListener(binding: address, queue: queue, logger: logger) { [unowned self] in
-            self.metricsSnapshot().exposition()
+        let listener: MetricsListener
+        do throws(SystemCallError) {
+            // Unowned: the server owns the listener, and stops it before it goes.
+            listener = try MetricsListener(binding: address, queue: queue, logger: logger) { [unowned self] in
+                self.metricsSnapshot().exposition()
+            }
+        } catch {
+            throw SystemCallError("metrics_listen: \(error.operation)", errno: error.errno)
         }
         metricsListener = listener
         listener.start()
