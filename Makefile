@@ -17,13 +17,17 @@ all: build
 deps:
 	@pkg-config --exists libsystemd 2>/dev/null || $(MAKE) --no-print-directory apt PACKAGES="pkg-config libsystemd-dev"
 
-## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate) and
-## iproute2's (ip for a network namespace, ss for socket timers)
+## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate),
+## iproute2's (ip for a network namespace, ss for socket timers), curl and Debian's python3 with prometheus_client
+## (the metrics endpoint is read with both)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
 	@command -v ip >/dev/null && command -v ss >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="iproute2"
+	@command -v curl >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="curl"
+	@/usr/bin/python3 -c "import prometheus_client.parser" 2>/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="python3-prometheus-client"
 
 apt:
 	@echo "installing from Debian: $(PACKAGES)"

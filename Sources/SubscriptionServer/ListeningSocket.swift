@@ -11,15 +11,16 @@ public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
     /// A Unix stream socket at this path.
     case unix(path: String)
 
-    /// Parses `HOST:PORT`, `[IPv6]:PORT` or `unix:PATH` with the wire's address rules (``ServerAddress``).
-    public init(parsing text: String) throws(ConfigurationError) {
+    /// Parses `HOST:PORT`, `[IPv6]:PORT` or `unix:PATH` with the wire's address rules (``ServerAddress``); an error
+    /// names `key`, the configuration key the text came from.
+    public init(parsing text: String, key: String = "listen") throws(ConfigurationError) {
         do throws(ServerAddress.Problem) {
             switch try ServerAddress(parsing: text, for: .listening) {
             case .tcp(let host, let port): self = .tcp(host: host, port: port)
             case .unix(let path): self = .unix(path: path)
             }
         } catch {
-            throw ConfigurationError(key: "listen", problem: "'\(text)' \(error)")
+            throw ConfigurationError(key: key, problem: "'\(text)' \(error)")
         }
     }
 

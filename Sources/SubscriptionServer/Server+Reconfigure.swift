@@ -5,7 +5,8 @@ import SubscriptionProtocol
 public struct ReconfigureOutcome: Sendable, Equatable {
     /// Numbers created because the new configuration lists them and they did not exist.
     public var createdNumbers: [String] = []
-    /// Keys whose new value takes a restart and was left as it runs (`listen`, `unix_socket`, `unix_socket_mode`).
+    /// Keys whose new value takes a restart and was left as it runs (`listen`, `unix_socket`, `unix_socket_mode`,
+    /// `metrics_listen`).
     public var needsRestart: [String] = []
 }
 
@@ -26,8 +27,10 @@ extension Server {
     ///   open session from the next liveness check; a new `sys_interval` restarts the `$SYS.stats` timer.
     /// - Listed numbers that do not exist are created. Numbers dropped from the list stay: they are removed
     ///   explicitly (`REMOVE`), never behind their subscribers' backs.
-    /// - Listeners stay as they are: a changed `listen`, `unix_socket` or `unix_socket_mode` is reported in
-    ///   ``ReconfigureOutcome/needsRestart`` and takes effect at the next start.
+    /// - Listeners stay as they are: a changed `listen`, `unix_socket`, `unix_socket_mode` or `metrics_listen` is
+    ///   reported in ``ReconfigureOutcome/needsRestart`` and takes effect at the next start.
+    /// - `metrics_top_numbers` applies from the next scrape (counting per number starts, or stops and forgets, when
+    ///   it turns from or to 0).
     ///
     /// All or nothing: when the listed numbers would not fit under `max_numbers`, it throws and changes nothing.
     /// `new` must have passed ``ServerConfiguration/validate()``.
@@ -39,9 +42,11 @@ extension Server {
             if new.listen != running.listen { outcome.needsRestart.append("listen") }
             if new.unixSocket != running.unixSocket { outcome.needsRestart.append("unix_socket") }
             if new.unixSocketMode != running.unixSocketMode { outcome.needsRestart.append("unix_socket_mode") }
+            if new.metricsListen != running.metricsListen { outcome.needsRestart.append("metrics_listen") }
             applied.listen = running.listen
             applied.unixSocket = running.unixSocket
             applied.unixSocketMode = running.unixSocketMode
+            applied.metricsListen = running.metricsListen
 
             var missing: [String] = []
             var seen = Set<[UInt8]>()
@@ -57,6 +62,7 @@ extension Server {
             }
             configuration = applied
             if new.sysInterval != running.sysInterval { startSystemStats() }
+            numberCounters.setEnabled(applied.countsNumbers)
             center.limits = .init(maxSubscriptionsPerCustomer: new.maxSubscriptions, maxNumbers: new.maxNumbers)
             let keepaliveChanged = new.tcpKeepalive != running.tcpKeepalive
             for session in sessions.values {

@@ -31,6 +31,11 @@ public final class Server: @unchecked Sendable {
     /// Counters for STATS (the traffic counters live in ``loop``). `@exclusivity(unchecked)`: changed on every
     /// publish, only on the queue, and never through two overlapping accesses.
     @exclusivity(unchecked) var stats = ServerStats()
+    /// Messages published per number, for the metrics (a no-op while they are off). `@exclusivity(unchecked)` as
+    /// ``stats``.
+    @exclusivity(unchecked) var numberCounters: NumberCounters
+    /// The `metrics_listen` endpoint, while it serves.
+    var metricsListener: MetricsListener?
 
     private var listeners: [Listener] = []
     /// Runs ``housekeeping()`` a few times a second.
@@ -50,6 +55,7 @@ public final class Server: @unchecked Sendable {
     public init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.numberCounters = NumberCounters(enabled: configuration.countsNumbers)
         self.center = SubscriptionCenter(
             limits: .init(maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
         )
@@ -83,6 +89,7 @@ public final class Server: @unchecked Sendable {
                 } else {
                     for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
                 }
+                try startMetrics()
             } catch {
                 for socket in bound { Syscall.close(socket.fd) }
                 throw error
@@ -108,6 +115,7 @@ public final class Server: @unchecked Sendable {
                 if listener.socket.ownsPath, case .unix(let path) = listener.socket.address { unlink(path) }
             }
             self.listeners.removeAll()
+            self.stopMetrics()
             self.housekeepingTimer?.cancel()
             self.housekeepingTimer = nil
             self.systemStatsTimer?.cancel()

@@ -51,6 +51,10 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var authTimeout = 10.0
     /// Seconds between two `$SYS.stats` notifications; 0 is off (the other `$SYS.` events are always posted).
     public var sysInterval = 10.0
+    /// Where `GET /metrics` is served in the Prometheus text format (a TCP address); nil for nowhere (the default).
+    public var metricsListen: ListenAddress? = nil
+    /// How many of the busiest numbers (most messages published) the metrics show one by one; 0 for none.
+    public var metricsTopNumbers = 20
 
     /// The defaults listed in `config/subd.yaml`.
     public init() {}
@@ -98,6 +102,14 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard seconds.isFinite, (0...86_400).contains(seconds) else {
                 throw ConfigurationError(key: key, problem: "must be 0 (off) to 86400 seconds, got \(seconds)")
             }
+        }
+        if let metricsListen, case .unix = metricsListen {
+            throw ConfigurationError(key: "metrics_listen", problem: "must be a TCP address HOST:PORT, got \(metricsListen)")
+        }
+        guard (0...NumberCounters.maxShown).contains(metricsTopNumbers) else {
+            throw ConfigurationError(
+                key: "metrics_top_numbers",
+                problem: "must be 0 (none) to \(NumberCounters.maxShown), got \(metricsTopNumbers)")
         }
         guard unixSocketMode <= 0o777 else {
             throw ConfigurationError(key: "unix_socket_mode", problem: "must be octal permission bits such as 0660")

@@ -84,6 +84,14 @@ public enum Syscall {
         }
     }
 
+    /// open(2) of a file for reading, close-on-exec (a `/proc` file, say).
+    public static func openForReading(_ path: String) throws(SystemCallError) -> Int32 {
+        switch try retrying("open \(path)", { Int(Glibc.open(path, O_RDONLY | O_CLOEXEC)) }) {
+        case .processed(let fd): return Int32(fd)
+        case .wouldBlock: throw SystemCallError("open \(path)", errno: EAGAIN)
+        }
+    }
+
     /// socket(2) of a close-on-exec stream socket in `family` (AF_INET, AF_INET6, AF_UNIX).
     public static func streamSocket(family: Int32) throws(SystemCallError) -> Int32 {
         let fd = socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

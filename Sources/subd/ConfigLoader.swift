@@ -71,6 +71,7 @@ struct ConfigLoader {
         "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
         "tcp_keepalive_idle", "tcp_keepalive_interval", "tcp_keepalive_count", "command_timeout", "auth_timeout",
         "sys_interval",
+        "metrics_listen", "metrics_top_numbers",
     ]
 
     /// Parses the YAML and refuses a top-level key subd does not know (a typo would otherwise be ignored without a
@@ -128,6 +129,10 @@ struct ConfigLoader {
         server.commandTimeout = try seconds("command_timeout", default: server.commandTimeout)
         server.authTimeout = try seconds("auth_timeout", default: server.authTimeout)
         server.sysInterval = try seconds("sys_interval", default: server.sysInterval)
+        if let address = try string("metrics_listen"), !address.isEmpty {
+            server.metricsListen = try ListenAddress(parsing: address, key: "metrics_listen")
+        }
+        server.metricsTopNumbers = try int("metrics_top_numbers", default: server.metricsTopNumbers)
         try server.validate()
 
         var level = Logger.Level.info

@@ -144,7 +144,8 @@ final class Daemon: @unchecked Sendable {
             let loaded = try result.get()
             let outcome = try server.reconfigure(loaded.server)
             for key in outcome.needsRestart {
-                if inherited.isEmpty {
+                // metrics_listen is bound by subd itself, with or without the sockets systemd passes in.
+                if inherited.isEmpty || key == "metrics_listen" {
                     logger.warning("reload: \(key) changed; the listeners stay as they are until subd restarts")
                 } else {
                     logger.warning("reload: \(key) changed; not used while serving the sockets systemd passed in")

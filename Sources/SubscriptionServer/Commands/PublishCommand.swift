@@ -20,6 +20,7 @@ enum PublishCommand {
         }
         context.server.stats.messagesPublished += 1
         context.server.stats.messagesDelivered += UInt64(receivers)
+        context.server.numberCounters.published(to: number)
         return .count(receivers)
     }
 }

@@ -1,0 +1,114 @@
+/// What one scrape of `GET /metrics` shows, gathered on the event loop, and its text (``exposition()``).
+///
+/// Every STATS key has a metric (``statsKeys`` says which, and a unit test checks that none is missing): counters
+/// end in `_total`, the `closed_*` counts are one counter with a `reason` label, and the STATS names that would clash
+/// with Prometheus conventions are renamed (`total_connections` is `subd_accepted_connections_total`, `bytes_in` and
+/// `bytes_out` are `subd_received_bytes_total` and `subd_sent_bytes_total`).
+///
+/// The text is written by ``MetricsExposition``, not by swift-prometheus: its registry holds live instruments
+/// (atomic counters meant to be bumped where events happen, with no hook for values read at scrape time), while
+/// subd's counters already live as plain integers on the event loop. Mirroring them would mean resetting and
+/// re-incrementing every counter per scrape, and registering and unregistering the busiest numbers' series as they
+/// come and go; its families come out in dictionary order. The format itself is a few dozen lines.
+struct MetricsSnapshot {
+    /// One of the busiest numbers.
+    struct NumberSample: Equatable {
+        /// The number.
+        var number: String
+        /// Messages published to it (since it was first counted).
+        var published: UInt64
+        /// Sessions a message to it would reach now (as `LIST` counts them).
+        var subscribers: Int
+    }
+
+    /// The STATS counters and gauges.
+    var stats: ServerStats
+    /// Seconds since the server started.
+    var uptimeSeconds: Double
+    /// The busiest numbers, most messages first (at most `metrics_top_numbers`).
+    var busiestNumbers: [NumberSample]
+    /// What the process uses.
+    var process: ProcessResources
+
+    /// The STATS keys the exposition covers, each with the metric that shows it.
+    static let statsKeys: [String: String] = {
+        var keys = [
+            "version": "subd_build_info", "uptime_seconds": "subd_uptime_seconds", "connections": "subd_connections",
+            "total_connections": "subd_accepted_connections_total", "numbers": "subd_numbers",
+            "subscriptions": "subd_subscriptions", "messages_published": "subd_messages_published_total",
+            "messages_delivered": "subd_messages_delivered_total", "bytes_in": "subd_received_bytes_total",
+            "bytes_out": "subd_sent_bytes_total", "slow_consumers": "subd_slow_consumers_total",
+            "protocol_errors": "subd_protocol_errors_total", "refused_connections": "subd_refused_connections_total",
+            "accept_failures": "subd_accept_failures_total",
+        ]
+        for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
+        return keys
+    }()
+
+    /// The Prometheus text (``MetricsExposition/contentType``).
+    func exposition() -> [UInt8] {
+        var text = MetricsExposition()
+        text.family("subd_build_info", .gauge, help: "Always 1; the version label is subd's version.")
+        text.sample(labels: ["version": SubdVersion.current], 1)
+        text.family("subd_uptime_seconds", .gauge, help: "Seconds since subd started.")
+        text.sample(uptimeSeconds)
+
+        text.single("subd_connections", .gauge, help: "Client connections open now.", UInt64(stats.connections))
+        text.single(
+            "subd_accepted_connections_total", .counter, help: "Client connections accepted (STATS total_connections).",
+            stats.totalConnections)
+        text.single("subd_numbers", .gauge, help: "Subscription numbers that exist.", UInt64(stats.numbers))
+        text.single(
+            "subd_subscriptions", .gauge, help: "Live subscriptions, all sessions.", UInt64(stats.subscriptions))
+        text.single(
+            "subd_messages_published_total", .counter, help: "PUB and SEND commands accepted.", stats.messagesPublished)
+        text.single(
+            "subd_messages_delivered_total", .counter,
+            help: "Messages queued to subscribers (the sum of every +OK <n>).", stats.messagesDelivered)
+        text.single(
+            "subd_received_bytes_total", .counter, help: "Bytes read from clients (STATS bytes_in).", stats.bytesIn)
+        text.single(
+            "subd_sent_bytes_total", .counter, help: "Bytes written to clients (STATS bytes_out).", stats.bytesOut)
+        text.single(
+            "subd_slow_consumers_total", .counter, help: "Subscribers cut off for passing max_pending.",
+            stats.slowConsumers)
+        text.single(
+            "subd_protocol_errors_total", .counter, help: "Malformed commands answered with -ERR by the parser.",
+            stats.protocolErrors)
+        text.single(
+            "subd_refused_connections_total", .counter, help: "Connections refused at max_connections.",
+            stats.refusedConnections)
+        text.single(
+            "subd_accept_failures_total", .counter,
+            help: "Times accept(2) ran out of descriptors or memory and accepting paused.", stats.acceptFailures)
+        text.family(
+            "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
+        for reason in CloseReason.allCases {
+            text.sample(labels: ["reason": reason.rawValue], stats.closed[reason] ?? 0)
+        }
+
+        text.family(
+            "subd_number_messages_published_total", .counter,
+            help: "Messages published to each of the busiest numbers (most messages; metrics_top_numbers of them).")
+        for number in busiestNumbers { text.sample(labels: ["number": number.number], number.published) }
+        text.family(
+            "subd_number_subscribers", .gauge,
+            help: "Sessions a message to each of the busiest numbers would reach now (as LIST counts them).")
+        for number in busiestNumbers { text.sample(labels: ["number": number.number], number.subscribers) }
+
+        if let bytes = process.residentBytes {
+            text.single("process_resident_memory_bytes", .gauge, help: "Resident memory size in bytes.", bytes)
+        }
+        if let count = process.openDescriptors {
+            text.single("process_open_fds", .gauge, help: "Number of open file descriptors.", UInt64(count))
+        }
+        if let limit = process.maxDescriptors {
+            text.single("process_max_fds", .gauge, help: "Maximum number of open file descriptors.", limit)
+        }
+        if let seconds = process.cpuSeconds {
+            text.family("process_cpu_seconds_total", .counter, help: "Total user and system CPU time spent in seconds.")
+            text.sample(seconds)
+        }
+        return text.bytes
+    }
+}
