@@ -27,11 +27,11 @@ struct LiveIndex {
 
         var description: String {
             switch self {
-            case .exists(let name): return "number '\(name)' is created while it exists"
-            case .missing(let name): return "number '\(name)' does not exist"
-            case .notRetained(let name): return "number '\(name)' is not retained"
+            case .exists(let name): return "number \(quoted(name)) is created while it exists"
+            case .missing(let name): return "number \(quoted(name)) does not exist"
+            case .notRetained(let name): return "number \(quoted(name)) is not retained"
             case .staleRevision(let name, let revision, let current):
-                return "revision \(revision) of '\(name)' does not follow its revision \(current)"
+                return "revision \(revision) of \(quoted(name)) does not follow its revision \(current)"
             }
         }
     }

@@ -1,6 +1,7 @@
 import SubscriptionWire
 
-/// The layout of the state log, format version 1; docs/STATE-FORMAT.md is its description for people.
+/// The layout of the state log, format version 1. This comment is its description; ``LogReplay`` says how a torn
+/// write is told from damage.
 ///
 /// A 16-byte header, then records one after another. Every integer is little-endian.
 ///
@@ -141,7 +142,7 @@ enum LogRecord: Equatable {
             let name = try reader.text("number")
             let kindByte = try reader.byte()
             guard let kind = StoredNumber.Kind(rawValue: kindByte) else {
-                throw Malformed(problem: "unknown number kind \(kindByte) for '\(name)'")
+                throw Malformed(problem: "unknown number kind \(kindByte) for \(quoted(name))")
             }
             record = .created(StoredNumber(name: name, kind: kind))
         case .removed:
@@ -164,7 +165,7 @@ enum LogRecord: Equatable {
                 StoredValue(number: number, revision: revision, sender: sender, info: info, payload: payload))
         }
         guard reader.remaining == 0 else {
-            throw Malformed(problem: "\(reader.remaining) bytes after the end of a \(type) record")
+            throw Malformed(problem: "trailing bytes (\(reader.remaining)) after a \(type) record")
         }
         return record
     }
@@ -208,7 +209,7 @@ private struct BodyReader {
 
     private func need(_ count: Int, _ what: String) throws(LogRecord.Malformed) {
         guard remaining >= count else {
-            throw LogRecord.Malformed(problem: "the record ends before \(what) (\(remaining) bytes left)")
+            throw LogRecord.Malformed(problem: "the record ends inside \(what) (\(remaining) of \(count) bytes)")
         }
     }
 }

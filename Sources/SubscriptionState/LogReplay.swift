@@ -1,10 +1,20 @@
 /// Reads a whole log from its bytes: checks the header, then replays every record in order. A pure function of the
 /// bytes (the store reads the file; tests call it directly too).
 ///
-/// The end of the log decides between a crash and damage: a record that runs past the end of the file, a last
-/// record whose checksum fails, and a tail of zero bytes (blocks a crash left unwritten) are a write the crash cut;
-/// replay stops before it and says so. Anything else wrong (a bad header or version, a bad record with more bytes
-/// after it, a record that decodes to nonsense) is damage, and replay throws naming the offset.
+/// Torn write or damage. A crash can only spoil the end of the log: the last write (one record, or a turn's
+/// records), cut at any byte, or with blocks the disk never wrote, which read as zeros. So replay stops before the
+/// first bad record and reports the rest as torn when the log does not go on after it:
+///
+/// - fewer bytes than a record header are left;
+/// - a record's length (its checksum holds) runs past the end of the file;
+/// - a record's length or body fails its checksum, and no record header whose length checksum holds starts
+///   anywhere after it (after its body, when its length is sound): zeros, or the rest of a write cut short.
+///
+/// Everything else is damage, and replay throws ``StateError/corrupt(path:offset:part:problem:)`` naming the offset:
+/// any fault in the header (it is written whole before the log gets its name), an unknown version, a bad record
+/// with a record header after it (the log went on, so a crash did not leave it), an impossible length whose
+/// checksum holds, and a record whose checksums hold but that decodes to nonsense (an unknown type, a number
+/// created twice...), last or not.
 struct LogReplay {
     /// The result of a replay.
     struct Outcome {
@@ -29,6 +39,22 @@ struct LogReplay {
             UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         }
         func slice(_ range: Range<Int>) -> UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: bytes[range]) }
+        /// Whether a record header whose length checksum holds, of a possible length, starts at any offset from
+        /// `start` on: the log went on after a bad record, which a torn write cannot leave. Only read after a bad
+        /// record, so its cost (a 4-byte checksum per byte of the rest of the file) is paid once.
+        func logGoesOn(from start: Int) -> Bool {
+            var candidate = start
+            while candidate + 8 <= count {
+                let length = Int(u32(candidate))
+                if length >= 1, length <= LogFormat.maxRecordLength,
+                    CRC32C.checksum(slice(candidate..<candidate + 4)) == u32(candidate + 4)
+                {
+                    return true
+                }
+                candidate += 1
+            }
+            return false
+        }
 
         // The header is written whole before the log gets its name, so any fault in it is damage.
         let count = bytes.count
@@ -58,11 +84,12 @@ struct LogReplay {
             }
             let length = Int(u32(offset))
             guard CRC32C.checksum(slice(offset..<offset + 4)) == u32(offset + 4) else {
-                if slice(offset..<count).allSatisfy({ $0 == 0 }) {
-                    tornReason = "\(left) zero bytes at the end"
-                    break
+                guard !logGoesOn(from: offset + 1) else {
+                    throw damage(.record, at: offset, "length checksum mismatch")
                 }
-                throw damage(.record, at: offset, "length checksum mismatch")
+                tornReason = slice(offset..<count).allSatisfy { $0 == 0 }
+                    ? "\(left) zero bytes at the end" : "a damaged record header with no record after it"
+                break
             }
             guard length >= 1, length <= LogFormat.maxRecordLength else {
                 throw damage(.record, at: offset, "impossible length \(length)")
@@ -74,11 +101,9 @@ struct LogReplay {
                 break
             }
             guard CRC32C.checksum(slice(bodyStart..<end)) == u32(offset + 8) else {
-                if end == count {
-                    tornReason = "checksum mismatch in the last record"
-                    break
-                }
-                throw damage(.record, at: offset, "checksum mismatch")
+                guard !logGoesOn(from: end) else { throw damage(.record, at: offset, "checksum mismatch") }
+                tornReason = "checksum mismatch in the last record"
+                break
             }
             do {
                 switch try LogRecord.decode(slice(bodyStart..<end)) {

@@ -37,3 +37,18 @@ public enum StateError: Error, Equatable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// `name` in single quotes for a message that must stay one line: control characters and line or paragraph
+/// separators (a damaged log may hold any) are written as `\u{XX}`.
+func quoted(_ name: String) -> String {
+    var text = "'"
+    for scalar in name.unicodeScalars {
+        switch scalar.properties.generalCategory {
+        case .control, .lineSeparator, .paragraphSeparator:
+            text += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+        default:
+            text.unicodeScalars.append(scalar)
+        }
+    }
+    return text + "'"
+}
