@@ -49,6 +49,10 @@ let package = Package(
         // The line protocol: byte-level command parser and reply/push encoder. No sockets, and no center: it
         // needs only the wire's rules.
         .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionWire"], swiftSettings: commandPath),
+        // State that survives a restart: the created numbers and the retained values, in an append-only log with
+        // checksummed records (LogFormat.swift), synced before the server acknowledges. Files only: no sockets,
+        // no Dispatch; the info pairs' type comes from SubscriptionWire.
+        .target(name: "SubscriptionState", dependencies: ["SubscriptionWire"], swiftSettings: commandPath),
         // Tiny C shim for system calls Swift cannot reach directly (accept4, IOV_MAX).
         .target(name: "CSubdShim"),
         // The one system-call wrapper of the server and the client: EINTR retried, EAGAIN as "would block",
@@ -96,6 +100,9 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubscriptionWireTests", dependencies: ["SubscriptionWire", "TestSupport"]),
         .testTarget(name: "SubscriptionSystemTests", dependencies: ["SubscriptionSystem"]),
+        .testTarget(
+            name: "SubscriptionStateTests", dependencies: ["SubscriptionState", "SubscriptionWire", "TestSupport"]
+        ),
         .testTarget(
             name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "SubscriptionWire", "TestSupport"]
         ),

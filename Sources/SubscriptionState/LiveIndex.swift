@@ -1,0 +1,89 @@
+/// What the log says exists, without the values' bytes: each number's kind, creation order, current revision, and
+/// how many bytes its records take in a compacted log. Recovery builds it while replaying; the store keeps it up to
+/// date, checks every call against it, and reads the live size off it to decide when to compact.
+///
+/// The rules of the log live here once: a number is created once until removed; only an existing number is
+/// removed; a value belongs to an existing retained number, at a revision above the one it has.
+struct LiveIndex {
+    /// One number.
+    struct Entry: Equatable {
+        var kind: StoredNumber.Kind
+        /// Increases with every creation: sorting by it gives creation order.
+        var sequence: UInt64
+        /// The revision of its current value; 0 when it has none.
+        var revision: UInt64 = 0
+        /// Bytes of its `created` record.
+        var createdBytes: Int
+        /// Bytes of its current `value` record; 0 when it has none.
+        var valueBytes: Int = 0
+    }
+
+    /// Why an operation breaks the log's rules. Recovery reports it as damage; the store as a bug of its caller.
+    enum Refusal: Error, CustomStringConvertible {
+        case exists(String)
+        case missing(String)
+        case notRetained(String)
+        case staleRevision(String, revision: UInt64, current: UInt64)
+
+        var description: String {
+            switch self {
+            case .exists(let name): return "number \(quoted(name)) is created while it exists"
+            case .missing(let name): return "number \(quoted(name)) does not exist"
+            case .notRetained(let name): return "number \(quoted(name)) is not retained"
+            case .staleRevision(let name, let revision, let current):
+                return "revision \(revision) of \(quoted(name)) does not follow its revision \(current)"
+            }
+        }
+    }
+
+    private(set) var entries: [String: Entry] = [:]
+    private var nextSequence: UInt64 = 0
+    /// Bytes of a compacted log of this state: the header and every live record.
+    private(set) var liveBytes = LogFormat.headerSize
+
+    /// Adds `name` of `kind`, whose `created` record takes `recordBytes`.
+    mutating func create(_ name: String, kind: StoredNumber.Kind, recordBytes: Int) throws(Refusal) {
+        guard entries[name] == nil else { throw .exists(name) }
+        entries[name] = Entry(kind: kind, sequence: nextSequence, createdBytes: recordBytes)
+        nextSequence += 1
+        liveBytes += recordBytes
+    }
+
+    /// Takes `name` out; returns its entry, which ``restore(_:_:)`` puts back.
+    @discardableResult
+    mutating func remove(_ name: String) throws(Refusal) -> Entry {
+        guard let entry = entries.removeValue(forKey: name) else { throw .missing(name) }
+        liveBytes -= entry.createdBytes + entry.valueBytes
+        return entry
+    }
+
+    /// Puts back an entry that ``remove(_:)`` or ``create(_:kind:recordBytes:)`` changed, undoing a change whose
+    /// record could not be written.
+    mutating func restore(_ name: String, _ entry: Entry?) {
+        if let old = entries.removeValue(forKey: name) { liveBytes -= old.createdBytes + old.valueBytes }
+        if let entry {
+            entries[name] = entry
+            liveBytes += entry.createdBytes + entry.valueBytes
+        }
+    }
+
+    /// Checks that `name` may take a value at `revision`.
+    func checkPublish(_ name: String, revision: UInt64) throws(Refusal) {
+        guard let entry = entries[name] else { throw .missing(name) }
+        guard entry.kind == .retained else { throw .notRetained(name) }
+        guard revision > entry.revision else { throw .staleRevision(name, revision: revision, current: entry.revision) }
+    }
+
+    /// Sets `name`'s current value to one at `revision` whose `value` record takes `recordBytes`.
+    mutating func publish(_ name: String, revision: UInt64, recordBytes: Int) throws(Refusal) {
+        try checkPublish(name, revision: revision)
+        entries[name]!.revision = revision
+        liveBytes += recordBytes - entries[name]!.valueBytes
+        entries[name]!.valueBytes = recordBytes
+    }
+
+    /// The numbers, oldest first.
+    var numbersInCreationOrder: [StoredNumber] {
+        entries.sorted { $0.value.sequence < $1.value.sequence }.map { StoredNumber(name: $0.key, kind: $0.value.kind) }
+    }
+}

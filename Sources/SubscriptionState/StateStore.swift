@@ -1,0 +1,270 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The state directory of subd, open for the event loop: it appends what changes to the log `subd-state.log` and
+/// says when it is on disk.
+///
+/// - ``numberCreated(_:kind:)`` and ``numberRemoved(_:)`` write and fdatasync before they return: answer `+OK` after
+///   them, and `-ERR` (without the change) when they throw.
+/// - ``valuePublished(_:)`` only adds the record to a buffer. Once per event-loop turn, before the turn's replies
+///   are flushed, call ``endOfTurn()``: under ``FsyncPolicy/everyTurn`` it writes the turn's records with one
+///   write(2) and one fdatasync(2) (``commit()``); under ``FsyncPolicy/everySecond`` it only writes them
+///   (``flush()``), and a one-second timer calls ``commit()``.
+/// - After a turn, ``compactIfNeeded(currentValue:)`` rewrites the log when it has grown too long.
+///
+/// Records reach the file in the order of the calls. A write that fails (a full disk) is undone (the file is cut
+/// back, so it never holds half a record) and thrown; the store stays usable and the records it could not write
+/// stay buffered for the next try, except the `created` or `removed` record of the call that threw. An fdatasync
+/// that fails cannot be retried safely (the kernel may have dropped the pages): the store then throws
+/// ``StateError/unusable(cause:)`` from every call, and the server should exit, so the restart recovers what is on
+/// disk.
+///
+/// Not thread-safe: one owner (the event loop's queue) makes every call. The store holds an exclusive lock on the
+/// directory while it is open. Releasing it without ``close()`` loses the buffered records, as a crash would.
+public final class StateStore {
+    /// The log's file name in the state directory.
+    public static let logFileName = "subd-state.log"
+    /// The file a compaction writes before renaming it over the log.
+    public static let temporaryFileName = "subd-state.log.tmp"
+
+    /// The state directory.
+    public let directory: String
+    /// The log's path.
+    public let logPath: String
+    /// When published values are synced.
+    public let policy: FsyncPolicy
+    /// When the log is compacted.
+    public let compaction: CompactionPolicy
+    /// What the store did since it was opened.
+    public internal(set) var counters = StateCounters()
+
+    // Internal rather than private: the extensions in StateStore+Open.swift and StateStore+Compaction.swift use them.
+    let temporaryPath: String
+    let disk: any StateDisk
+    private var directoryFD: Int32
+    private var logFD: Int32
+    private(set) var index: LiveIndex
+    /// Records appended and not yet written to the file.
+    private var pending: [UInt8] = []
+    /// Bytes of the log file: its header and every complete record written.
+    private(set) var writtenBytes: Int
+    /// Bytes were written since the last fdatasync.
+    private var unsynced = false
+    /// Why the store stopped, after a failure it cannot undo.
+    private var failure: String?
+
+    init(
+        directory: String, policy: FsyncPolicy, compaction: CompactionPolicy, disk: any StateDisk, directoryFD: Int32,
+        logFD: Int32, index: LiveIndex, writtenBytes: Int
+    ) {
+        self.directory = directory
+        self.logPath = directory + "/" + Self.logFileName
+        self.temporaryPath = directory + "/" + Self.temporaryFileName
+        self.policy = policy
+        self.compaction = compaction
+        self.disk = disk
+        self.directoryFD = directoryFD
+        self.logFD = logFD
+        self.index = index
+        self.writtenBytes = writtenBytes
+    }
+
+    deinit {
+        if logFD >= 0 { FileCalls.close(logFD) }
+        if directoryFD >= 0 { FileCalls.close(directoryFD) }
+    }
+
+    /// Bytes of the log, written or buffered.
+    public var logBytes: Int { writtenBytes + pending.count }
+    /// Bytes a compacted log of the live state would take.
+    public var liveBytes: Int { index.liveBytes }
+    /// The log is longer than ``compaction`` allows.
+    public var needsCompaction: Bool {
+        logBytes > max(compaction.minimumBytes, compaction.factor * liveBytes)
+    }
+    /// Something was appended since the last ``commit()``: a commit would write or sync.
+    public var hasUncommittedRecords: Bool { !pending.isEmpty || unsynced }
+    /// How many numbers the state holds.
+    public var numberCount: Int { index.entries.count }
+
+    // MARK: - Changes
+
+    /// Records that `name` was created as `kind`, and returns once the record is on disk (written and
+    /// fdatasync'd, with every record appended before it). Throws, with nothing recorded, when it cannot be.
+    ///
+    /// `name` must not be in the state (the caller calls this only for a number it really created).
+    public func numberCreated(_ name: String, kind: StoredNumber.Kind) throws(StateError) {
+        try checkUsable()
+        let mark = pending.count
+        let size = LogFormat.appendCreated(name, kind: kind, to: &pending)
+        do {
+            try index.create(name, kind: kind, recordBytes: size)
+        } catch {
+            preconditionFailure("StateStore.numberCreated: \(error)")
+        }
+        do {
+            try writePending()
+        } catch {
+            pending.removeSubrange(mark...)
+            index.restore(name, nil)
+            throw error
+        }
+        counters.records += 1
+        try syncLog()
+    }
+
+    /// Records that `name` was removed (with its value), and returns once the record is on disk. Throws, with
+    /// nothing recorded, when it cannot be.
+    ///
+    /// `name` must be in the state.
+    public func numberRemoved(_ name: String) throws(StateError) {
+        try checkUsable()
+        let old: LiveIndex.Entry
+        do {
+            old = try index.remove(name)
+        } catch {
+            preconditionFailure("StateStore.numberRemoved: \(error)")
+        }
+        let mark = pending.count
+        LogFormat.appendRemoved(name, to: &pending)
+        do {
+            try writePending()
+        } catch {
+            pending.removeSubrange(mark...)
+            index.restore(name, old)
+            throw error
+        }
+        counters.records += 1
+        try syncLog()
+    }
+
+    /// Records a retained number's new value in the buffer; no system call. It reaches the file at the next
+    /// ``flush()``, ``commit()``, ``endOfTurn()`` or change of a number, and the disk at the next sync.
+    ///
+    /// `value.number` must be a retained number of the state, and `value.revision` above its current revision.
+    public func valuePublished(_ value: StoredValue) throws(StateError) {
+        try checkUsable()
+        do {
+            try index.checkPublish(value.number, revision: value.revision)
+        } catch {
+            preconditionFailure("StateStore.valuePublished: \(error)")
+        }
+        let size = LogFormat.appendValue(value, to: &pending)
+        try! index.publish(value.number, revision: value.revision, recordBytes: size)
+        counters.records += 1
+    }
+
+    // MARK: - Making it durable
+
+    /// Writes the buffered records to the log with one write(2) (more only when the kernel takes part of it), and
+    /// no sync: after it they survive a crash of subd, not of the machine. Nothing to write, no call.
+    public func flush() throws(StateError) {
+        try checkUsable()
+        try writePending()
+    }
+
+    /// Writes the buffered records and fdatasyncs the log when anything was written since the last sync: at most
+    /// one fdatasync per call, none when nothing was appended.
+    public func commit() throws(StateError) {
+        try checkUsable()
+        try writePending()
+        try syncLog()
+    }
+
+    /// What the event loop calls once per turn, before it flushes the turn's replies: ``commit()`` under
+    /// ``FsyncPolicy/everyTurn``, ``flush()`` under ``FsyncPolicy/everySecond`` (whose timer calls ``commit()``).
+    public func endOfTurn() throws(StateError) {
+        switch policy {
+        case .everyTurn: try commit()
+        case .everySecond: try flush()
+        }
+    }
+
+    /// Commits, then closes the log and releases the directory. The store may not be used after.
+    public func close() throws(StateError) {
+        precondition(logFD >= 0, "StateStore.close: already closed")
+        defer {
+            FileCalls.close(logFD)
+            FileCalls.close(directoryFD)
+            logFD = -1
+            directoryFD = -1
+        }
+        try commit()
+    }
+
+    // MARK: - Internals
+
+    func checkUsable() throws(StateError) {
+        precondition(logFD >= 0, "StateStore used after close()")
+        if let failure { throw .unusable(cause: failure) }
+    }
+
+    /// Writes ``pending`` at the end of the log. When the write fails, the file is cut back to the records before
+    /// it (a partial record followed by later ones would be damage) and the error thrown; ``pending`` is kept.
+    private func writePending() throws(StateError) {
+        guard !pending.isEmpty else { return }
+        let error = pending.withUnsafeBytes { Self.writeAll($0, to: logFD, disk) }
+        guard error == 0 else {
+            let writeError = StateError.system(operation: "write", path: logPath, errno: error)
+            do {
+                try FileCalls.truncate(logFD, logPath, to: writtenBytes)
+            } catch {
+                failure = "\(writeError), then \(error)"
+                throw .unusable(cause: failure!)
+            }
+            throw writeError
+        }
+        writtenBytes += pending.count
+        counters.bytesWritten += pending.count
+        unsynced = true
+        // A burst's buffer is not kept for ever.
+        pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
+    }
+
+    /// fdatasyncs the log when bytes were written since the last sync.
+    private func syncLog() throws(StateError) {
+        guard unsynced else { return }
+        counters.syncs += 1
+        let error = disk.syncFile(logFD)
+        guard error == 0 else {
+            let syncError = StateError.system(operation: "fdatasync", path: logPath, errno: error)
+            failure = syncError.description
+            throw syncError
+        }
+        unsynced = false
+    }
+
+    /// Makes `fd`, a compacted log just renamed over the log and synced, the log; then fsyncs the directory so the
+    /// rename lasts before anything is appended to the new log. A failure of that fsync stops the store.
+    func installCompactedLog(_ fd: Int32, size: Int) throws(StateError) {
+        FileCalls.close(logFD)
+        logFD = fd
+        writtenBytes = size
+        unsynced = false
+        counters.bytesWritten += size
+        counters.syncs += 2
+        counters.compactions += 1
+        let error = disk.syncDirectory(directoryFD)
+        guard error == 0 else {
+            let syncError = StateError.system(operation: "fsync", path: directory, errno: error)
+            failure = syncError.description
+            throw syncError
+        }
+    }
+
+    /// Writes all of `bytes` to `fd`, going on after a partial write: 0, or the errno of the write that failed.
+    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, _ disk: any StateDisk) -> Int32 {
+        var done = 0
+        while done < bytes.count {
+            let written = disk.write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]))
+            if written < 0 { return Int32(-written) }
+            // write(2) of a regular file returns 0 only for 0 bytes; anything else would loop for ever.
+            if written == 0 { return EIO }
+            done += written
+        }
+        return 0
+    }
+}
