@@ -1,6 +1,8 @@
 # subd: the two commands a new user needs are `make run` and `make test`.
 SWIFT      ?= swift
 CONFIG     ?= config/subd.yaml
+# Where `make run` keeps subd's state (numbers and retained values survive a restart); `make run STATE_DIR=` for none.
+STATE_DIR  ?= .build/state
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 
 PREFIX     ?= /usr/local
@@ -44,12 +46,13 @@ release: deps
 	$(SWIFT) build -c release --product subctl
 	$(SWIFT) build -c release --product subbench
 
-## run: build (release) and run subd in the foreground on 127.0.0.1:7827 with config/subd.yaml
+## run: build (release) and run subd in the foreground on 127.0.0.1:7827 with config/subd.yaml, its state in
+## .build/state (STATE_DIR=)
 run: deps
 	$(SWIFT) build -c release --product subd
 	$(SWIFT) build -c release --product subctl
 	@echo "subctl is at $$($(SWIFT) build -c release --show-bin-path)/subctl"
-	exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
+	SUBD_STATE_DIR="$(STATE_DIR)" exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
 
 ## test: build and run every test (unit and integration, real binaries over real sockets)
 test: deps-test

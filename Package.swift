@@ -50,7 +50,7 @@ let package = Package(
         // needs only the wire's rules.
         .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionWire"], swiftSettings: commandPath),
         // State that survives a restart: the created numbers and the retained values, in an append-only log with
-        // checksummed records (LogFormat.swift), synced before the server acknowledges. Files only: no sockets,
+        // checksummed records (docs/STATE.md), synced before the server acknowledges. Files only: no sockets,
         // no Dispatch; the info pairs' type comes from SubscriptionWire.
         .target(name: "SubscriptionState", dependencies: ["SubscriptionWire"], swiftSettings: commandPath),
         // Tiny C shim for system calls Swift cannot reach directly (accept4, IOV_MAX).
@@ -64,7 +64,8 @@ let package = Package(
         .target(
             name: "SubscriptionServer",
             dependencies: [
-                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "SubscriptionSystem", "CSubdShim",
+                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire", "SubscriptionSystem",
+                "CSubdShim",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -73,7 +74,7 @@ let package = Package(
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer", "SubscriptionSystem", "CSystemd",
+                "SubscriptionServer", "SubscriptionState", "SubscriptionSystem", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),

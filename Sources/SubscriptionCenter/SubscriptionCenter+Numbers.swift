@@ -112,3 +112,18 @@ extension SubscriptionCenter {
         }
     }
 }
+
+extension SubscriptionCenter {
+    /// Puts back a retained number's value as it was before a restart (the daemon's saved state): its revision, the
+    /// message and its sender. Nobody is told; the next send gets `revision + 1`. Returns false, changing nothing,
+    /// for a plain number. Throws ``CenterError/notFound(_:)`` when the number does not exist.
+    @discardableResult
+    public func restoreRetainedValue(
+        of number: String, revision: UInt64, value: Message, sender: String?
+    ) throws(CenterError) -> Bool {
+        guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
+        guard entry.retained != nil else { return false }
+        entry.retained = RetainedSlot(revision: revision, value: value, sender: sender)
+        return true
+    }
+}

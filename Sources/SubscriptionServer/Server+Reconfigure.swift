@@ -42,10 +42,14 @@ extension Server {
             if new.listen != running.listen { outcome.needsRestart.append("listen") }
             if new.unixSocket != running.unixSocket { outcome.needsRestart.append("unix_socket") }
             if new.unixSocketMode != running.unixSocketMode { outcome.needsRestart.append("unix_socket_mode") }
+            if new.stateDirectory != running.stateDirectory { outcome.needsRestart.append("state_dir") }
+            if new.fsync != running.fsync { outcome.needsRestart.append("fsync") }
             if new.metricsListen != running.metricsListen { outcome.needsRestart.append("metrics_listen") }
             applied.listen = running.listen
             applied.unixSocket = running.unixSocket
             applied.unixSocketMode = running.unixSocketMode
+            applied.stateDirectory = running.stateDirectory
+            applied.fsync = running.fsync
             applied.metricsListen = running.metricsListen
 
             var missing: [String] = []
@@ -76,6 +80,8 @@ extension Server {
                 }
             }
             for number in missing where (try? center.create(number)) == true {
+                // One that cannot be saved is not created (saveCreated undoes it and logs why).
+                guard (try? saveCreated(number, retained: false)) != nil else { continue }
                 outcome.createdNumbers.append(number)
                 post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain"))]))
             }

@@ -6,6 +6,7 @@ import Dispatch
 import Logging
 import SubscriptionCenter
 import SubscriptionProtocol
+import SubscriptionState
 import SubscriptionSystem
 
 /// The daemon's engine: listening sockets, sessions and the subscription center, all owned by one serial queue.
@@ -42,6 +43,10 @@ public final class Server: @unchecked Sendable {
     private var housekeepingTimer: DispatchSourceTimer?
     /// Publishes `$SYS.stats` (``startSystemStats()``).
     var systemStatsTimer: DispatchSourceTimer?
+    /// The saved state (`state_dir`), nil without one; see Server+State.swift.
+    var state: StateStore?
+    /// Syncs (`fsync: everysec`) and compacts the saved state once a second.
+    var stateTimer: DispatchSourceTimer?
     /// Every open session, by id.
     var sessions: [UInt64: Session] = [:]
     private var nextSessionID: UInt64 = 1
@@ -71,10 +76,12 @@ public final class Server: @unchecked Sendable {
             } catch {
                 throw ConfigurationError(key: "max_numbers", problem: "no room for the daemon's own $SYS numbers: \(error)")
             }
+            try restoreState()
             for number in configuration.numbers {
                 do {
-                    try center.create(number)
+                    if try center.create(number) { try saveCreated(number, retained: false) }
                 } catch {
+                    closeState()
                     throw ConfigurationError(key: "numbers", problem: "cannot create '\(number)': \(error)")
                 }
             }
@@ -92,6 +99,7 @@ public final class Server: @unchecked Sendable {
                 try startMetrics()
             } catch {
                 for socket in bound { Syscall.close(socket.fd) }
+                closeState()
                 throw error
             }
             for socket in bound { startAccepting(socket) }
@@ -120,6 +128,8 @@ public final class Server: @unchecked Sendable {
             self.housekeepingTimer = nil
             self.systemStatsTimer?.cancel()
             self.systemStatsTimer = nil
+            self.stateTimer?.cancel()
+            self.stateTimer = nil
             for session in Array(self.sessions.values) { session.drain() }
             self.loop.endOfTurn()
             self.finishDrainIfDone()
@@ -303,6 +313,7 @@ public final class Server: @unchecked Sendable {
     private func finishDrainIfDone() {
         guard isDraining, sessions.isEmpty, let completion = drainCompletion else { return }
         drainCompletion = nil
+        closeState()
         completion()
     }
 }

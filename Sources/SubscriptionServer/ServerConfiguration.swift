@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionState
 import SubscriptionWire
 
 /// A configuration value that cannot be used: names the key and the problem in one line.
@@ -49,6 +50,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var commandTimeout = 60.0
     /// With `auth_token` set, seconds a connection may stay without a successful HELLO; 0 is off.
     public var authTimeout = 10.0
+    /// Where the created numbers and the retained values are kept across restarts (`subd-state.log` in it); nil
+    /// for nowhere: a restart forgets them.
+    public var stateDirectory: String? = nil
+    /// When saved retained values reach the disk: every event-loop turn before its replies (the default), or once a
+    /// second. `CREATE` and `REMOVE` are synced before their `+OK` either way.
+    public var fsync = FsyncPolicy.default
     /// Seconds between two `$SYS.stats` notifications; 0 is off (the other `$SYS.` events are always posted).
     public var sysInterval = 10.0
     /// Where `GET /metrics` is served in the Prometheus text format (a TCP address); nil for nowhere (the default).

@@ -26,6 +26,8 @@ public struct ServerStats: Sendable, Equatable {
     public var slowConsumers: UInt64 { closed[.slowConsumer] ?? 0 }
     /// Malformed commands answered with -ERR by the parser.
     public var protocolErrors: UInt64 = 0
+    /// Changes that could not be saved to `state_dir` (a failed write or sync; the first is logged at critical).
+    public var stateFailures: UInt64 = 0
 
     /// Makes zeroed counters.
     public init() {}
@@ -47,6 +49,7 @@ public struct ServerStats: Sendable, Equatable {
             "protocol_errors \(protocolErrors)",
             "refused_connections \(refusedConnections)",
             "accept_failures \(acceptFailures)",
+            "state_failures \(stateFailures)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
     }
 }

@@ -35,6 +35,8 @@ struct BenchOptions: Sendable {
     var window = 1000
     /// The subscription number used for the run.
     var number = "BENCH"
+    /// Create it as a retained number (every PUB becomes its value, saved when subd has a `state_dir`).
+    var retained = false
     /// One-at-a-time publishes timed after the throughput phase (0: none).
     var latencySamples = 1000
     /// Seconds the whole run may take before it is abandoned.
@@ -50,7 +52,7 @@ struct BenchOptions: Sendable {
     /// The help text printed by `--help` and after a usage error.
     static let usage = """
         usage: subbench [--subd PATH | --server HOST:PORT [--pid PID]] [--scenario fan-out] [--subscribers N]
-                        [--messages N] [--size BYTES] [--window N] [--number NAME] [--latency-samples N]
+                        [--messages N] [--size BYTES] [--window N] [--number NAME] [--retain] [--latency-samples N]
                         [--timeout SECONDS]
                subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario pipeline [--messages N]
                         [--size BYTES] [--number NAME] [--max-rss-mib MIB] [--timeout SECONDS]
@@ -58,8 +60,8 @@ struct BenchOptions: Sendable {
                         [--number NAME] [--max-rss-mib MIB] [--after-close-max-mib MIB] [--timeout SECONDS]
 
         Benchmark for subd. The fan-out scenario (the default): one publisher pipelines PUB frames (at most
-        --window unacknowledged) to N subscribers of one number, then times --latency-samples single PUB
-        round-trips. The pipeline scenario: one connection CREATEs and SUBs a number, then pipelines --messages
+        --window unacknowledged) to N subscribers of one number (retained with --retain), then times
+        --latency-samples single PUB round-trips. The pipeline scenario: one connection CREATEs and SUBs a number, then pipelines --messages
         SEND commands to it without reading anything until writing stalls for 1 s (subd stops reading a
         client whose replies pile up); then it reads every MSG push and +OK reply, checking their order, while
         it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
@@ -135,6 +137,7 @@ struct BenchOptions: Sendable {
                     throw .usage("--scenario needs fan-out, pipeline or idle, not '\(name)'")
                 }
                 options.scenario = scenario
+            case "--retain": options.retained = true
             case "--number":
                 options.number = try value(argument)
                 guard isPlainNumber(options.number) else {

@@ -77,7 +77,7 @@ struct BenchRun {
         let publisher = try Publisher(
             host: host, port: port, number: options.number, size: options.size, window: options.window,
             expectedReceivers: options.subscribers, progress: board.publisher)
-        try publisher.command("CREATE \(options.number)")
+        try publisher.command("CREATE \(options.number)" + (options.retained ? " retain" : ""))
 
         let milestones = SubscriberMilestones()
         var subscribers: [Subscriber] = []

@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import SubscriptionServer
+import SubscriptionState
 import SystemPackage
 import Yams
 
@@ -71,7 +72,7 @@ struct ConfigLoader {
         "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
         "tcp_keepalive_idle", "tcp_keepalive_interval", "tcp_keepalive_count", "command_timeout", "auth_timeout",
         "sys_interval",
-        "metrics_listen", "metrics_top_numbers",
+        "metrics_listen", "metrics_top_numbers", "state_dir", "fsync",
     ]
 
     /// Parses the YAML and refuses a top-level key subd does not know (a typo would otherwise be ignored without a
@@ -97,6 +98,16 @@ struct ConfigLoader {
             )
         }
         return !mapping.keys.isEmpty
+    }
+
+    /// `state_dir`; when the key is not set at all, systemd's `$STATE_DIRECTORY` (the unit's `StateDirectory=`, the
+    /// first one when it lists several); `""` for none.
+    private func stateDirectory() throws(ConfigurationError) -> String? {
+        if let path = try string("state_dir") { return path.isEmpty ? nil : path }
+        guard let value = getenv("STATE_DIRECTORY").map({ String(cString: $0) }),
+            let first = value.split(separator: ":").first
+        else { return nil }
+        return String(first)
     }
 
     private func settings(file: String) throws(ConfigurationError) -> Loaded {
@@ -133,6 +144,13 @@ struct ConfigLoader {
             server.metricsListen = try ListenAddress(parsing: address, key: "metrics_listen")
         }
         server.metricsTopNumbers = try int("metrics_top_numbers", default: server.metricsTopNumbers)
+        server.stateDirectory = try stateDirectory()
+        if let text = try string("fsync") {
+            guard let policy = FsyncPolicy(configurationValue: text) else {
+                throw ConfigurationError(key: "fsync", problem: "'\(text)' is not turn or everysec")
+            }
+            server.fsync = policy
+        }
         try server.validate()
 
         var level = Logger.Level.info

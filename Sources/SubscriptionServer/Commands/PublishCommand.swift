@@ -4,16 +4,19 @@ import SubscriptionWire
 
 /// `PUB` and `SEND`: the center fans the publication out, made (its `MSG` frame encoded once) as soon as one
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
-/// current value it becomes; the reply is how many sessions it was queued for.
+/// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
+/// reply is how many sessions it was queued for.
 enum PublishCommand {
     static func run(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
     ) throws(ProtocolError) -> Reply {
         let sender = context.session.name
+        var retainedRevision: UInt64? = nil
         // Framed only when some session will receive it.
         let receivers = try context.inCenter { center throws(CenterError) in
             try center.send(to: number, from: sender) { (revision: UInt64?) in
-                payload.withUnsafeBytes {
+                retainedRevision = revision
+                return payload.withUnsafeBytes {
                     Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
                 }
             }
@@ -21,6 +24,9 @@ enum PublishCommand {
         context.server.stats.messagesPublished += 1
         context.server.stats.messagesDelivered += UInt64(receivers)
         context.server.numberCounters.published(to: number)
+        if let retainedRevision {
+            context.server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
+        }
         return .count(receivers)
     }
 }

@@ -344,6 +344,7 @@ final class Session: Customer, @unchecked Sendable {
         if writeSource == nil {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
             source.setEventHandler {
+                if let beforeOutput = self.loop.beforeOutput { beforeOutput() }
                 self.flush()
                 self.loop.endOfTurn()
             }

@@ -30,6 +30,10 @@ final class EventLoop: @unchecked Sendable {
     /// How many iovecs one writev may take.
     let maxVectors: Int
     @exclusivity(unchecked) private var dirty: [Session] = []
+    /// Called before any output is written (at the end of each turn, and before a write source's flush): makes the
+    /// turn's saved state durable first, so no `+OK` leaves before what it acknowledges is on disk. Nil without a
+    /// state directory.
+    var beforeOutput: (() -> Void)?
 
     /// Bytes, read and written, and malformed commands.
     struct TrafficCounters {
@@ -59,9 +63,10 @@ final class EventLoop: @unchecked Sendable {
         dirty.append(session)
     }
 
-    /// Ends a turn: one flush (writev) per session that got output. A flush may make more sessions dirty (a resumed
+    /// Ends a turn: ``beforeOutput``, then one flush (writev) per session that got output. A flush may make more sessions dirty (a resumed
     /// session runs its buffered commands); they are flushed in the same turn.
     func endOfTurn() {
+        if let beforeOutput { beforeOutput() }
         var index = 0
         while index < dirty.count {
             let session = dirty[index]

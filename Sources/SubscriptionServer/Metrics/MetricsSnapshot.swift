@@ -39,7 +39,7 @@ struct MetricsSnapshot {
             "messages_delivered": "subd_messages_delivered_total", "bytes_in": "subd_received_bytes_total",
             "bytes_out": "subd_sent_bytes_total", "slow_consumers": "subd_slow_consumers_total",
             "protocol_errors": "subd_protocol_errors_total", "refused_connections": "subd_refused_connections_total",
-            "accept_failures": "subd_accept_failures_total",
+            "accept_failures": "subd_accept_failures_total", "state_failures": "subd_state_failures_total",
         ]
         for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
         return keys
@@ -81,6 +81,9 @@ struct MetricsSnapshot {
         text.single(
             "subd_accept_failures_total", .counter,
             help: "Times accept(2) ran out of descriptors or memory and accepting paused.", stats.acceptFailures)
+        text.single(
+            "subd_state_failures_total", .counter, help: "Changes that could not be saved to state_dir.",
+            stats.stateFailures)
         text.family(
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {

@@ -1,0 +1,240 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// `state_dir` over the real subd: the created numbers (with their kind) and every retained number's value and
+/// revision survive a restart and a `kill -9`; a corrupt log stops the start with one line naming the file and the
+/// offset; a write torn at the end is cut off.
+final class StateTests: IntegrationTestCase {
+    private var stateDirectories: [URL] = []
+
+    override func tearDown() {
+        super.tearDown()
+        for directory in stateDirectories { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// A fresh state directory path (not created: subd makes it).
+    private func makeStateDirectory() -> URL {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("subd-state-\(UUID().uuidString.prefix(8))")
+        stateDirectories.append(directory)
+        return directory
+    }
+
+    private func config(_ directory: URL, numbers: [String] = []) -> DaemonConfig {
+        DaemonConfig(numbers: numbers, extraLines: ["state_dir: \"\(directory.path)\""])
+    }
+
+    /// A subd that this test kills itself (not checked for exit status 0 at teardown).
+    private func startKillable(_ directory: URL) throws -> Daemon {
+        try Daemon(config: config(directory))
+    }
+
+    private func kill9(_ daemon: Daemon) {
+        _ = daemon.stop(signal: SIGKILL)
+    }
+
+    func testNumbersAndRetainedValuesSurviveKillNineAndRestart() throws {
+        let directory = makeStateDirectory()
+        let first = try startKillable(directory)
+        let client = try connect(first, "before the kill")
+        XCTAssertNil(try client.command("HELLO name=lab").errorCode)
+        XCTAssertEqual(try client.command("CREATE PLAIN"), .ok("created"))
+        XCTAssertEqual(try client.command("CREATE PRICE retain"), .ok("created"))
+        XCTAssertEqual(try client.command("CREATE EMPTY retain"), .ok("created"))
+        XCTAssertEqual(try client.command("CREATE SHORTLIVED"), .ok("created"))
+        XCTAssertEqual(try client.command("REMOVE SHORTLIVED"), .ok("removed 0"))
+        XCTAssertEqual(try client.command("SEND PRICE 10"), .ok("0"))
+        try client.send("PUB PRICE 2 unit=EUR note=a%20b\n11\n")
+        XCTAssertEqual(try client.readReply(), .ok("0"))
+        // Killed right after the +OK of a retained value, with no other change after it to carry it to the log.
+        kill9(first)
+
+        let second = try startDaemon(config(directory))
+        XCTAssertTrue(second.log.contains("3 numbers"), second.log)
+        let reader = try connect(second, "after the restart")
+        XCTAssertEqual(try reader.command("LIST > kind"),
+                       .list(["EMPTY 0 retained 0", "PLAIN 0 plain", "PRICE 0 retained 2"]))
+        XCTAssertEqual(try reader.command("GET PRICE"), .ok("2"))
+        let value = try reader.nextMessage()
+        XCTAssertEqual(value.text, "11")
+        XCTAssertEqual(value.attributes["rev"], "2")
+        XCTAssertEqual(value.attributes["from"], "lab")
+        XCTAssertEqual(value.attributes["unit"], "EUR")
+        XCTAssertEqual(value.attributes["note"], "a%20b", "info pairs as they were sent")
+        XCTAssertEqual(try reader.command("GET EMPTY"), .ok("0"))
+        XCTAssertEqual(try reader.command("SUB PRICE"), .ok())
+        XCTAssertEqual(try reader.nextMessage().attributes["rev"], "2", "the value pushed on SUB")
+        XCTAssertEqual(try reader.command("SEND PRICE 12"), .ok("1"))
+        XCTAssertEqual(try reader.nextMessage().attributes["rev"], "3", "revisions go on from the restored one")
+        XCTAssertEqual(try reader.command("CREATE SHORTLIVED"), .ok("created"), "the removal was kept too")
+    }
+
+    func testACleanStopAndAReloadKeepTheStateAndConfiguredNumbersAreSaved() throws {
+        let directory = makeStateDirectory()
+        let first = try startDaemon(config(directory, numbers: ["FROMCONFIG"]))
+        let client = try connect(first)
+        XCTAssertEqual(try client.command("CREATE R retain"), .ok("created"))
+        for index in 1...50 { XCTAssertEqual(try client.command("SEND R v\(index)"), .ok("0")) }
+        XCTAssertEqual(first.stop(), 0)
+
+        let second = try startDaemon(config(directory))
+        let reader = try connect(second)
+        XCTAssertEqual(try reader.command("LIST > kind"), .list(["FROMCONFIG 0 plain", "R 0 retained 50"]),
+                       "a number the config no longer lists stays, as it does on a reload")
+        XCTAssertEqual(try reader.command("GET R"), .ok("50"))
+        XCTAssertEqual(try reader.nextMessage().text, "v50")
+    }
+
+    func testACorruptLogStopsTheStartWithOneLineNamingTheFileAndTheOffsetAndIsLeftAsItIs() throws {
+        let directory = makeStateDirectory()
+        let first = try startDaemon(config(directory))
+        let client = try connect(first)
+        for name in ["A", "B", "C"] { XCTAssertEqual(try client.command("CREATE \(name)"), .ok("created")) }
+        XCTAssertEqual(first.stop(), 0)
+
+        let log = directory.appendingPathComponent("subd-state.log")
+        var bytes = try [UInt8](Data(contentsOf: log))
+        // A byte inside the body of the first record (the header is followed by three "created" records): damage
+        // with whole records after it, which no crash makes.
+        let target = bytes.count - 3 * (bytes.count / 4)
+        bytes[target] ^= 0xFF
+        try Data(bytes).write(to: log)
+
+        XCTAssertThrowsError(try Daemon(config: config(directory))) { error in
+            let text = "\(error)"
+            let critical = text.split(separator: "\n").filter { $0.contains("critical") }
+            XCTAssertEqual(critical.count, 1, text)
+            XCTAssertTrue(critical.first?.contains(log.path) == true, text)
+            XCTAssertTrue(critical.first?.contains("offset") == true, text)
+        }
+        XCTAssertEqual(try [UInt8](Data(contentsOf: log)), bytes, "the file is never emptied or rewritten")
+    }
+
+    func testAWriteTornAtTheEndIsCutOffAndTheStateBeforeItIsKept() throws {
+        let directory = makeStateDirectory()
+        let first = try startDaemon(config(directory))
+        let client = try connect(first)
+        XCTAssertEqual(try client.command("CREATE KEPT"), .ok("created"))
+        XCTAssertEqual(try client.command("CREATE TORN"), .ok("created"))
+        XCTAssertEqual(first.stop(), 0)
+
+        let log = directory.appendingPathComponent("subd-state.log")
+        let bytes = try [UInt8](Data(contentsOf: log))
+        try Data(bytes.dropLast(3)).write(to: log)
+
+        let second = try startDaemon(config(directory))
+        XCTAssertTrue(second.log.contains("torn"), second.log)
+        let reader = try connect(second)
+        XCTAssertEqual(try reader.command("LIST"), .list(["KEPT 0"]))
+        XCTAssertEqual(try reader.command("CREATE AFTER"), .ok("created"), "the log goes on after the cut")
+    }
+
+    func testTheLogIsCompactedOnceItOutgrowsWhatItHoldsAndStillRestoresTheLatestValue() throws {
+        let directory = makeStateDirectory()
+        let first = try startDaemon(config(directory))
+        let client = try connect(first)
+        XCTAssertEqual(try client.command("CREATE BIG retain"), .ok("created"))
+        let filler = String(repeating: "x", count: 4000)
+        for index in 1...400 {
+            try client.send("SEND BIG \(index) \(filler)\n")
+            if index % 50 == 0 { for _ in 0..<50 { XCTAssertEqual(try client.readReply(), .ok("0")) } }
+        }
+        let log = directory.appendingPathComponent("subd-state.log").path
+        let deadline = Date().addingTimeInterval(5)
+        var size = Int.max
+        while Date() < deadline {
+            size = (try FileManager.default.attributesOfItem(atPath: log)[.size] as? Int) ?? Int.max
+            if size < 100_000 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        XCTAssertLessThan(size, 100_000, "400 values of 4 KB (1.6 MB) compacted to the one that counts")
+        XCTAssertTrue(first.log.contains("log compacted"), first.log)
+        XCTAssertEqual(first.stop(), 0)
+
+        let second = try startDaemon(config(directory))
+        let reader = try connect(second)
+        XCTAssertEqual(try reader.command("GET BIG"), .ok("400"))
+        XCTAssertEqual(try reader.nextMessage().text, "400 " + filler)
+    }
+
+    func testStateDirectoryIsLockedAgainstASecondDaemon() throws {
+        let directory = makeStateDirectory()
+        _ = try startDaemon(config(directory))
+        XCTAssertThrowsError(try Daemon(config: config(directory))) { error in
+            XCTAssertTrue("\(error)".contains(directory.path), "\(error)")
+        }
+    }
+
+    /// `kill -9` at random moments while one client pipelines `CREATE`s and `SEND`s to retained numbers: after each
+    /// restart every number whose `CREATE` got `+OK` exists, every value whose `SEND` got `+OK` is there with its
+    /// revision, and the hot number's value is one that was sent, at a revision no lower than the acknowledged ones.
+    func testKillNineAtRandomMomentsUnderLoadLosesNothingAcknowledged() throws {
+        let directory = makeStateDirectory()
+        var generator = SystemRandomNumberGenerator()
+        var acknowledgedNumbers: [String] = []
+        var acknowledgedValues: [String: String] = [:]
+        var hotSent: Set<String> = []
+        var hotAcknowledged = 0
+        var next = 0
+        for round in 0..<5 {
+            let daemon = try startKillable(directory)
+            let client = try connect(daemon, "load, round \(round)", timeout: 10)
+            if round == 0 { XCTAssertEqual(try client.command("CREATE HOT retain"), .ok("created")) }
+            let delay = Double.random(in: 0.05...0.4, using: &generator)
+            DispatchQueue.global().asyncAfter(deadline: .now() + delay) { daemon.child.send(signal: SIGKILL) }
+            do {
+                while true {
+                    var batch = ""
+                    var expected: [(kind: Int, name: String, payload: String)] = []
+                    for _ in 0..<20 {
+                        next += 1
+                        let name = "N\(next)"
+                        batch += "CREATE \(name) retain\nSEND \(name) value-\(next)\nSEND HOT hot-\(next)\n"
+                        expected += [(0, name, ""), (1, name, "value-\(next)"), (2, "HOT", "hot-\(next)")]
+                        hotSent.insert("hot-\(next)")
+                    }
+                    try client.send(batch)
+                    for item in expected {
+                        let reply = try client.readReply()
+                        switch item.kind {
+                        case 0:
+                            XCTAssertEqual(reply, .ok("created"))
+                            acknowledgedNumbers.append(item.name)
+                        case 1:
+                            XCTAssertEqual(reply, .ok("0"))
+                            acknowledgedValues[item.name] = item.payload
+                        default:
+                            XCTAssertEqual(reply, .ok("0"))
+                            hotAcknowledged += 1
+                        }
+                    }
+                }
+            } catch {
+                // The kill: the connection ended mid-stream.
+            }
+            _ = daemon.stop(signal: nil)
+
+            let check = try startKillable(directory)
+            let reader = try connect(check, "check after round \(round)", timeout: 10)
+            guard case .list(let lines) = try reader.command("LIST") else { return XCTFail("LIST") }
+            let existing = Set(lines.map { String($0.split(separator: " ")[0]) })
+            let missing = acknowledgedNumbers.filter { !existing.contains($0) }
+            XCTAssertEqual(missing, [], "round \(round): acknowledged CREATEs lost after \(delay) s")
+            for (name, payload) in acknowledgedValues.sorted(by: { $0.key < $1.key }).suffix(50) {
+                XCTAssertEqual(try reader.command("GET \(name)"), .ok("1"), "round \(round): \(name)")
+                XCTAssertEqual(try reader.nextMessage().text, payload, "round \(round): \(name)")
+            }
+            guard case .status(let status) = try reader.command("GET HOT") else { return XCTFail("GET HOT") }
+            let revision = Int(status.dropFirst(3)) ?? -1
+            XCTAssertGreaterThanOrEqual(revision, hotAcknowledged, "round \(round): HOT went back in revisions")
+            if revision > 0 {
+                let hot = try reader.nextMessage()
+                XCTAssertTrue(hotSent.contains(hot.text), "round \(round): HOT holds \(hot.text), never sent")
+                XCTAssertEqual(hot.attributes["rev"], "\(revision)")
+            }
+            hotAcknowledged = revision
+            kill9(check)
+        }
+        XCTAssertGreaterThan(acknowledgedNumbers.count, 100, "the load did get acknowledgements before the kills")
+    }
+}
