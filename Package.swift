@@ -83,7 +83,7 @@ let package = Package(
         .executableTarget(
             name: "subctl",
             dependencies: [
-                "SubscriptionClient", "SubscriptionWire",
+                "SubscriptionClient", "SubscriptionSystem", "SubscriptionWire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

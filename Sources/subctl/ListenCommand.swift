@@ -1,6 +1,7 @@
 import ArgumentParser
 import Glibc
 import SubscriptionClient
+import SubscriptionSystem
 import SubscriptionWire
 
 /// `subctl listen PATTERN... [--count N] [--from NAME] [--group NAME] [--json]`
@@ -91,7 +92,7 @@ struct ListenCommand: AsyncParsableCommand {
                 switch event {
                 case .message(let message):
                     let written = json
-                        ? Output.line(JSONLine.encode(message, receivedAt: JSONLine.now()))
+                        ? Output.line(JSONLine.encode(message, receivedAt: UTCTimestamp.now()))
                         : Output.bytesLine(message.payload)
                             && (message.infoPairs.isEmpty || Output.line(Self.infoLine(message.infoPairs)))
                     if !written { return .outputClosed }

@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Foundation
 import Logging
+import SubscriptionSystem
 
 /// subd's log format: one line per event on stderr, written with a single write(2) so lines from different
 /// threads never interleave:
@@ -33,7 +34,7 @@ struct LogLineHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
-        var line = journal ? Self.priorityPrefix(event.level) : Self.timestamp() + " "
+        var line = journal ? Self.priorityPrefix(event.level) : UTCTimestamp.now() + " "
         line += "\(event.level) \(event.message)"
         let merged = metadata.merging(event.metadata ?? [:]) { _, new in new }
         for key in merged.keys.sorted() {
@@ -65,19 +66,5 @@ struct LogLineHandler: LogHandler {
         var info = stat()
         guard fstat(2, &info) == 0 else { return false }
         return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
-    }
-
-    /// UTC time with milliseconds, ISO 8601.
-    private static func timestamp() -> String {
-        var now = timespec()
-        clock_gettime(CLOCK_REALTIME, &now)
-        var seconds = now.tv_sec
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        let millis = now.tv_nsec / 1_000_000
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
-            parts.tm_year + 1900, parts.tm_mon + 1, parts.tm_mday, parts.tm_hour, parts.tm_min, parts.tm_sec, millis
-        )
     }
 }
