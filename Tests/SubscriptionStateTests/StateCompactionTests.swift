@@ -5,12 +5,9 @@ import XCTest
 
 /// Compaction writes the live state alone, in creation order, through a synced temporary file renamed over the
 /// log; a crash before the rename leaves the old log (and a temporary file that the next open removes).
-final class StateCompactionTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class StateCompactionTests: StateDirectoryTestCase {
     private let small = CompactionPolicy(factor: 2, minimumBytes: 1024)
 
-    override func setUp() { directory = TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
 
     /// Numbers P (plain), R and S (retained), a removed X, and `publications` values to R and S in turn; returns
     /// the store and the values it should hold.

@@ -5,12 +5,9 @@ import XCTest
 
 /// Damage is never mistaken for a crash, and never opens as an empty or wrong state: it is one line naming the
 /// file and the offset of the bad header or record, and the file is left as it was.
-final class StateCorruptionTests: XCTestCase {
-    private var directory: TemporaryDirectory!
+final class StateCorruptionTests: StateDirectoryTestCase {
     private var logPath: String { directory.file("subd-state.log") }
 
-    override func setUp() { directory = TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
 
     /// A log of a few records and where each starts (the last entry is the end of the file).
     private func makeLog() throws -> (bytes: [UInt8], starts: [Int]) {

@@ -5,17 +5,7 @@ import XCTest
 
 /// A full disk refuses the change that needed the space, leaves no half record in the log, and the store goes on
 /// once there is room; a failed sync stops the store, since nothing after it can be promised.
-final class StateFailureTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var disk: CountingDisk!
-
-    override func setUp() {
-        directory = TemporaryDirectory()
-        disk = CountingDisk()
-    }
-
-    override func tearDown() { directory.remove() }
-
+final class StateFailureTests: StateDirectoryTestCase {
     func testAFullDiskRefusesTheCreateAndLeavesNoPartOfIt() throws {
         let (store, _, _) = try openStore(directory.path, disk: disk)
         try store.numberCreated("A", kind: .plain)

@@ -7,12 +7,7 @@ import XCTest
 /// What is stored comes back after a close and an open: numbers with their kinds in creation order, values with
 /// revision, sender, info pairs and payload bytes; and the log is the same whatever pieces the kernel takes each
 /// write in.
-final class StateRoundTripTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-
-    override func setUp() { directory = TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
-
+final class StateRoundTripTests: StateDirectoryTestCase {
     func testANewDirectoryGetsAnEmptyLogWithAWholeHeader() throws {
         let path = directory.file("state")
         let (store, state, report) = try openStore(path)

@@ -5,17 +5,7 @@ import XCTest
 /// The group-commit rule, counted through the disk's calls rather than timed: a number's change is written and
 /// synced before the call returns; a value costs no system call until the turn ends; a commit makes at most one
 /// fdatasync, and none when nothing was appended.
-final class StateSyncTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-    private var disk: CountingDisk!
-
-    override func setUp() {
-        directory = TemporaryDirectory()
-        disk = CountingDisk()
-    }
-
-    override func tearDown() { directory.remove() }
-
+final class StateSyncTests: StateDirectoryTestCase {
     private func open(_ policy: FsyncPolicy = .everyTurn) throws -> StateStore {
         let (store, _, _) = try openStore(directory.path, policy: policy, disk: disk)
         disk.reset()

@@ -146,3 +146,22 @@ func stateError<T>(_ body: () throws -> T, file: StaticString = #filePath, line:
     }
     return nil
 }
+
+/// A test case with a fresh temporary directory and a fresh counting disk for each test, the directory removed after.
+class StateDirectoryTestCase: XCTestCase {
+    /// This test's directory.
+    var directory: TemporaryDirectory!
+    /// This test's disk (counts syncs, fails when told to).
+    var disk: CountingDisk!
+
+    override func setUp() {
+        super.setUp()
+        directory = TemporaryDirectory()
+        disk = CountingDisk()
+    }
+
+    override func tearDown() {
+        directory.remove()
+        super.tearDown()
+    }
+}

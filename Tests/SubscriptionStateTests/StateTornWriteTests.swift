@@ -6,12 +6,7 @@ import XCTest
 /// A crash can cut the log's last write at any byte. Whatever byte it stops at, the log opens: with every record
 /// that was whole, never an error, never a record made of the cut bytes; the cut is reported and the file shortened
 /// to the last whole record.
-final class StateTornWriteTests: XCTestCase {
-    private var directory: TemporaryDirectory!
-
-    override func setUp() { directory = TemporaryDirectory() }
-    override func tearDown() { directory.remove() }
-
+final class StateTornWriteTests: StateDirectoryTestCase {
     /// A log of a few records of every type; `boundaries[i]` is its size after `i` records and `states[i]` the
     /// state they make.
     private func makeLog() throws -> (bytes: [UInt8], boundaries: [Int], states: [RecoveredState]) {
