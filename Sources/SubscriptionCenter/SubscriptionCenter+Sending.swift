@@ -65,12 +65,14 @@ extension SubscriptionCenter {
         visits: inout Visits<Message>
     ) -> Int {
         var accepted = 0
-        for name in groups.order {
-            let members = groups.members[name, default: []].filter { !visits.contains($0) }
+        for (name, candidates) in groups.groups {
+            // No entry: the group's last subscription left during this send (a `receive` unsubscribed it).
+            guard let index = queueGroups.index(forKey: NameKey(name)) else { continue }
+            let members = candidates.filter { !visits.contains($0) }
             guard !members.isEmpty else { continue }
-            let turn = groupTurns[name, default: 0]
-            groupTurns[name] = turn &+ 1
-            let chosen = members[turn % members.count]
+            let turn = queueGroups.values[index].turn
+            queueGroups.values[index].turn = turn &+ 1
+            let chosen = members[Int(turn % UInt(members.count))]
             visits.insert(chosen)
             if let customer = chosen.customer {
                 if customer.receive(message, on: number, throughGroup: name) { accepted += 1 }
@@ -164,23 +166,26 @@ extension SubscriptionCenter {
     }
 }
 
-/// The members of queue groups that match one message, gathered while the other subscribers are served.
+/// The members of queue groups that match one message, gathered while the other subscribers are served. Nothing is
+/// allocated for a message that matches no group.
 struct GroupCandidates<Message> {
-    /// Group names in the order first met.
-    private(set) var order: [String] = []
-    /// Each group's matching members, once each, in subscription order.
-    private(set) var members: [String: [CustomerRecord<Message>]] = [:]
+    /// Each group that matched, in the order first met, with its matching members (once each, in subscription
+    /// order).
+    private(set) var groups: [(name: String, members: [CustomerRecord<Message>])] = []
+    /// Where each group is in ``groups``, by its bytes (canonically equivalent spellings are different groups).
+    private var positions: [NameKey: Int] = [:]
 
     /// True when no group matched.
-    var isEmpty: Bool { order.isEmpty }
+    var isEmpty: Bool { groups.isEmpty }
 
     /// Adds `record` as a candidate of `group` (once, however many of its subscriptions in the group match).
     mutating func add(_ record: CustomerRecord<Message>, to group: String) {
-        if members[group] == nil {
-            order.append(group)
-            members[group] = [record]
-        } else if !(members[group]!.contains { $0 === record }) {
-            members[group]!.append(record)
+        let key = NameKey(group)
+        if let position = positions[key] {
+            if !(groups[position].members.contains { $0 === record }) { groups[position].members.append(record) }
+        } else {
+            positions[key] = groups.count
+            groups.append((group, [record]))
         }
     }
 }

@@ -33,10 +33,7 @@ extension SubscriptionCenter {
                 : entry?.subscribers.subscription(of: existing)
             guard let subscription else { preconditionFailure("the two-way index lost a subscription to \(pattern)") }
             subscription.from = sender
-            if subscription.group != group {
-                groupedSubscriptionCount += (group == nil ? -1 : 0) + (subscription.group == nil ? 1 : 0)
-                subscription.group = group
-            }
+            changeGroup(of: subscription, to: group)
             return
         }
         let count = existing?.patterns.count ?? 0
@@ -52,7 +49,7 @@ extension SubscriptionCenter {
             customers[record.key] = record
         }
         let subscription = Subscription(record: record, from: sender, group: group)
-        if group != nil { groupedSubscriptionCount += 1 }
+        join(group)
         if isWildcard {
             trie.insert(subscription, tokens: tokens)
         } else {

@@ -41,10 +41,10 @@ public final class SubscriptionCenter<Message> {
     var systemNumberCount = 0
     /// How many of the numbers are retained (a subscription looks for current values only when some are).
     var retainedNumberCount = 0
-    /// How many subscriptions belong to a queue group (a send takes the group path only when some do).
-    var groupedSubscriptionCount = 0
-    /// Per queue group, how many messages it was given: the round-robin turn.
-    var groupTurns: [String: Int] = [:]
+    /// The queue groups that have subscriptions, by name (bytes: canonically equivalent spellings are different
+    /// groups), each with its subscription count and round-robin turn. A group's entry goes with its last
+    /// subscription, so clients that churn ever-new group names leave nothing behind.
+    var queueGroups: [NameKey: QueueGroup] = [:]
     /// Every customer with at least one subscription, keyed by the customer's identity when it was added.
     var customers: [ObjectIdentifier: CustomerRecord<Message>] = [:]
     /// The wildcard subscriptions.
@@ -119,9 +119,38 @@ public final class SubscriptionCenter<Message> {
         if customers[record.key] === record { customers[record.key] = nil }
     }
 
-    /// Keeps ``groupedSubscriptionCount`` right when a subscription goes.
+    /// Keeps ``queueGroups`` right when a subscription goes.
     func forget(_ subscription: Subscription<Message>?) {
-        if subscription?.group != nil { groupedSubscriptionCount -= 1 }
+        if let subscription { leave(subscription.group) }
+    }
+
+    /// Counts a new subscription in `group` (nil: in none).
+    func join(_ group: String?) {
+        guard let group else { return }
+        queueGroups[NameKey(group), default: QueueGroup()].subscriptions += 1
+    }
+
+    /// Uncounts a subscription that leaves `group` (nil: in none); the group's entry, its turn with it, goes with
+    /// its last subscription.
+    func leave(_ group: String?) {
+        guard let group else { return }
+        guard let index = queueGroups.index(forKey: NameKey(group)) else {
+            preconditionFailure("a subscription leaves the queue group '\(group)', which has none")
+        }
+        queueGroups.values[index].subscriptions -= 1
+        if queueGroups.values[index].subscriptions == 0 { queueGroups.remove(at: index) }
+    }
+
+    /// Moves a subscription into `group` (nil: out of any) when that is another group, by bytes.
+    func changeGroup(of subscription: Subscription<Message>, to group: String?) {
+        switch (subscription.group, group) {
+        case (nil, nil): return
+        case (let old?, let new?) where NameKey(old) == NameKey(new): return
+        default: break
+        }
+        leave(subscription.group)
+        join(group)
+        subscription.group = group
     }
 
     /// Drops the record when it has no subscription left (empty entries are never kept).
@@ -149,6 +178,14 @@ final class NumberEntry<Message> {
     init(retained: Bool) {
         self.retained = retained ? RetainedSlot() : nil
     }
+}
+
+/// One queue group with subscriptions: how many, and how many messages it was given (the round-robin turn).
+struct QueueGroup {
+    /// Its subscriptions, over every number and pattern; at least 1 (a group with none has no entry).
+    var subscriptions = 0
+    /// The messages it was given so far; the next one goes to the member at this turn (modulo the members).
+    var turn: UInt = 0
 }
 
 /// A retained number's current value: the latest message sent to it, with its sender and revision (KVO's "new").

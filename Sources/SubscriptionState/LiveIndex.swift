@@ -1,6 +1,11 @@
+import SubscriptionWire
+
 /// What the log says exists, without the values' bytes: each number's kind, creation order, current revision, and
 /// how many bytes its records take in a compacted log. Recovery builds it while replaying; the store keeps it up to
 /// date, checks every call against it, and reads the live size off it to decide when to compact.
+///
+/// Numbers are keyed by their bytes (``ExactName``): canonically equivalent spellings are different numbers, as on
+/// the wire and in the center.
 ///
 /// The rules of the log live here once: a number is created once until removed; only an existing number is
 /// removed; a value belongs to an existing retained number, at a revision above the one it has.
@@ -36,15 +41,16 @@ struct LiveIndex {
         }
     }
 
-    private(set) var entries: [String: Entry] = [:]
+    private(set) var entries: [ExactName: Entry] = [:]
     private var nextSequence: UInt64 = 0
     /// Bytes of a compacted log of this state: the header and every live record.
     private(set) var liveBytes = LogFormat.headerSize
 
     /// Adds `name` of `kind`, whose `created` record takes `recordBytes`.
     mutating func create(_ name: String, kind: StoredNumber.Kind, recordBytes: Int) throws(Refusal) {
-        guard entries[name] == nil else { throw .exists(name) }
-        entries[name] = Entry(kind: kind, sequence: nextSequence, createdBytes: recordBytes)
+        let key = ExactName(name)
+        guard entries[key] == nil else { throw .exists(name) }
+        entries[key] = Entry(kind: kind, sequence: nextSequence, createdBytes: recordBytes)
         nextSequence += 1
         liveBytes += recordBytes
     }
@@ -52,7 +58,7 @@ struct LiveIndex {
     /// Takes `name` out; returns its entry, which ``restore(_:_:)`` puts back.
     @discardableResult
     mutating func remove(_ name: String) throws(Refusal) -> Entry {
-        guard let entry = entries.removeValue(forKey: name) else { throw .missing(name) }
+        guard let entry = entries.removeValue(forKey: ExactName(name)) else { throw .missing(name) }
         liveBytes -= entry.createdBytes + entry.valueBytes
         return entry
     }
@@ -60,16 +66,17 @@ struct LiveIndex {
     /// Puts back an entry that ``remove(_:)`` or ``create(_:kind:recordBytes:)`` changed, undoing a change whose
     /// record could not be written.
     mutating func restore(_ name: String, _ entry: Entry?) {
-        if let old = entries.removeValue(forKey: name) { liveBytes -= old.createdBytes + old.valueBytes }
+        let key = ExactName(name)
+        if let old = entries.removeValue(forKey: key) { liveBytes -= old.createdBytes + old.valueBytes }
         if let entry {
-            entries[name] = entry
+            entries[key] = entry
             liveBytes += entry.createdBytes + entry.valueBytes
         }
     }
 
     /// Checks that `name` may take a value at `revision`.
     func checkPublish(_ name: String, revision: UInt64) throws(Refusal) {
-        guard let entry = entries[name] else { throw .missing(name) }
+        guard let entry = entries[ExactName(name)] else { throw .missing(name) }
         guard entry.kind == .retained else { throw .notRetained(name) }
         guard revision > entry.revision else { throw .staleRevision(name, revision: revision, current: entry.revision) }
     }
@@ -77,13 +84,16 @@ struct LiveIndex {
     /// Sets `name`'s current value to one at `revision` whose `value` record takes `recordBytes`.
     mutating func publish(_ name: String, revision: UInt64, recordBytes: Int) throws(Refusal) {
         try checkPublish(name, revision: revision)
-        entries[name]!.revision = revision
-        liveBytes += recordBytes - entries[name]!.valueBytes
-        entries[name]!.valueBytes = recordBytes
+        let key = ExactName(name)
+        entries[key]!.revision = revision
+        liveBytes += recordBytes - entries[key]!.valueBytes
+        entries[key]!.valueBytes = recordBytes
     }
 
     /// The numbers, oldest first.
     var numbersInCreationOrder: [StoredNumber] {
-        entries.sorted { $0.value.sequence < $1.value.sequence }.map { StoredNumber(name: $0.key, kind: $0.value.kind) }
+        entries.sorted { $0.value.sequence < $1.value.sequence }.map {
+            StoredNumber(name: $0.key.string, kind: $0.value.kind)
+        }
     }
 }

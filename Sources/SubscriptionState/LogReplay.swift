@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// Reads a whole log from its bytes: checks the header, then replays every record in order. A pure function of the
 /// bytes (the store reads the file; tests call it directly too).
 ///
@@ -14,7 +16,8 @@
 /// any fault in the header (it is written whole before the log gets its name), an unknown version, a bad record
 /// with a record header after it (the log went on, so a crash did not leave it), an impossible length whose
 /// checksum holds, and a record whose checksums hold but that decodes to nonsense (an unknown type, a number
-/// created twice...), last or not.
+/// created twice...) or to content subd never writes (``checkContent(_:)``: a name, sender, info pair or revision
+/// the server could not use), last or not. What replay returns is thus safe to hand to the server as it is.
 struct LogReplay {
     /// The result of a replay.
     struct Outcome {
@@ -72,7 +75,7 @@ struct LogReplay {
         guard bytes[9] == 0 else { throw damage(.header, at: 0, "reserved byte 9 is \(bytes[9]), not 0") }
 
         var index = LiveIndex()
-        var values: [String: StoredValue] = [:]
+        var values: [ExactName: StoredValue] = [:]
         var records = 0
         var offset = LogFormat.headerSize
         var tornReason: String?
@@ -106,15 +109,17 @@ struct LogReplay {
                 break
             }
             do {
-                switch try LogRecord.decode(slice(bodyStart..<end)) {
+                let record = try LogRecord.decode(slice(bodyStart..<end))
+                try checkContent(record)
+                switch record {
                 case .created(let number):
                     try index.create(number.name, kind: number.kind, recordBytes: end - offset)
                 case .removed(let name):
                     try index.remove(name)
-                    values[name] = nil
+                    values[ExactName(name)] = nil
                 case .value(let value):
                     try index.publish(value.number, revision: value.revision, recordBytes: end - offset)
-                    values[value.number] = value
+                    values[ExactName(value.number)] = value
                 }
             } catch let malformed as LogRecord.Malformed {
                 throw damage(.record, at: offset, malformed.problem)
@@ -129,5 +134,52 @@ struct LogReplay {
         return Outcome(
             state: RecoveredState(numbers: index.numbersInCreationOrder, values: values), index: index,
             records: records, validLength: offset, tornReason: tornReason)
+    }
+
+    /// The largest revision a value may have. The server writes a revision as `rev=` through an Int, so a revision
+    /// above `Int64.max` traps it; and the next publication to a restored value takes its revision + 1, so
+    /// `Int64.max` itself would trap at that publication.
+    static let maxRevision = UInt64(Int64.max) - 1
+
+    /// Checks that a record whose checksums hold and that decodes holds only what the server could have written
+    /// and can use again: a number by the wire's rule (``Names/checkNumber(_:)``); for a value, a revision up to
+    /// ``maxRevision``, a sender by the client-name rule (``ClientName/check(_:)``) and info pairs by
+    /// ``InfoPair/check(_:)`` (values as sent, percent-encoded). Anything else would trap or be refused once
+    /// restored, so it is damage, reported like any other.
+    static func checkContent(_ record: LogRecord) throws(LogRecord.Malformed) {
+        func checkNumber(_ name: String) throws(LogRecord.Malformed) {
+            do {
+                try Names.checkNumber(name)
+            } catch {
+                throw LogRecord.Malformed(problem: "number \(quoted(name)) is not a valid number: it \(error)")
+            }
+        }
+        switch record {
+        case .created(let number):
+            try checkNumber(number.name)
+        case .removed(let name):
+            try checkNumber(name)
+        case .value(let value):
+            try checkNumber(value.number)
+            guard value.revision <= maxRevision else {
+                throw LogRecord.Malformed(
+                    problem: "revision \(value.revision) of \(quoted(value.number)) is above \(maxRevision)")
+            }
+            if let sender = value.sender {
+                do {
+                    try ClientName.check(sender)
+                } catch {
+                    throw LogRecord.Malformed(
+                        problem: "sender \(quoted(sender)) of a value of \(quoted(value.number)) is not a valid "
+                            + "client name: it \(error)")
+                }
+            }
+            do {
+                try InfoPair.check(value.info)
+            } catch {
+                throw LogRecord.Malformed(
+                    problem: "the info pairs of a value of \(quoted(value.number)) break the wire's rule: \(error)")
+            }
+        }
     }
 }

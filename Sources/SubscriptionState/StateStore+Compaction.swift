@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 extension StateStore {
     /// Compacts the log (``compact(currentValue:)``) when it is longer than ``compaction`` allows; otherwise does
     /// nothing and returns nil. Call it after a turn's ``endOfTurn()``.
@@ -26,9 +28,9 @@ extension StateStore {
             var buffer = LogFormat.header()
             for number in index.numbersInCreationOrder {
                 LogFormat.appendCreated(number.name, kind: number.kind, to: &buffer)
-                let revision = index.entries[number.name]!.revision
+                let revision = index.entries[ExactName(number.name)]!.revision
                 if revision > 0 {
-                    guard let value = currentValue(number.name), value.number == number.name,
+                    guard let value = currentValue(number.name), ExactName(value.number) == ExactName(number.name),
                         value.revision == revision
                     else {
                         preconditionFailure(

@@ -1,3 +1,4 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionServer
@@ -32,6 +33,24 @@ final class NumberCountersTests: XCTestCase {
         for number in ["A", "B", "C"] { counters.published(to: number) }
         counters.forget { $0 == "B" }
         XCTAssertEqual(Set(counters.counts.keys), ["A", "C"])
+    }
+
+    /// Numbers are bytes: "café" in NFC and in NFD are two numbers (the center's two), counted apart, shown apart
+    /// and forgotten apart, never merged as Swift's String equality would.
+    func testCanonicallyEquivalentSpellingsAreCountedSeparately() {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        var counters = NumberCounters(enabled: true)
+        for _ in 0..<3 { counters.published(to: composed) }
+        counters.published(to: decomposed)
+        XCTAssertEqual(counters.counts.count, 2)
+        XCTAssertEqual(counters.counts[ExactName(composed)], 3)
+        XCTAssertEqual(counters.counts[ExactName(decomposed)], 1)
+        let busiest = counters.busiest(10)
+        XCTAssertEqual(busiest.map { Array($0.number.utf8) }, [Array(composed.utf8), Array(decomposed.utf8)])
+        XCTAssertEqual(busiest.map(\.published), [3, 1])
+
+        counters.forget { $0.utf8.elementsEqual(decomposed.utf8) }
+        XCTAssertEqual(counters.counts, [ExactName(composed): 3])
     }
 
     /// Regression guard for the bound: many numbers published once each never hold more than the capacity, and

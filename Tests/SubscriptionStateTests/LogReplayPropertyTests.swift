@@ -34,8 +34,9 @@ final class LogReplayPropertyTests: XCTestCase {
         var random = SeededGenerator(seed: seed)
         var log = RandomLog()
         var state = RecoveredState()
-        var revisions: [String: UInt64] = [:]
-        let names = ["A", "B.c", "Ünï", "R0", "R1", "$SYS.x"]
+        var revisions: [ExactName: UInt64] = [:]
+        // Two spellings of "café" (NFC and NFD): equal as Swift Strings, two numbers as bytes.
+        let names = ["A", "B.c", "Ünï", "R0", "R1", "$SYS.x", "caf\u{E9}", "cafe\u{301}"]
         while log.states.count <= records {
             let name = names.randomElement(using: &random)!
             let kind = state.kind(of: name)
@@ -44,13 +45,13 @@ final class LogReplayPropertyTests: XCTestCase {
                 let kind: StoredNumber.Kind = Bool.random(using: &random) ? .retained : .plain
                 LogFormat.appendCreated(name, kind: kind, to: &log.bytes)
                 state.numbers.append(StoredNumber(name: name, kind: kind))
-                revisions[name] = 0
+                revisions[ExactName(name)] = 0
             case (_?, 0..<2):
                 LogFormat.appendRemoved(name, to: &log.bytes)
-                state.numbers.removeAll { $0.name == name }
-                state.values[name] = nil
+                state.numbers.removeAll { ExactName($0.name) == ExactName(name) }
+                state.values[ExactName(name)] = nil
             case (.retained?, _):
-                let revision = revisions[name]! + UInt64.random(in: 1...1000, using: &random)
+                let revision = revisions[ExactName(name)]! + UInt64.random(in: 1...1000, using: &random)
                 let value = StoredValue(
                     number: name, revision: revision, sender: Bool.random(using: &random) ? "pub" : nil,
                     info: (0..<Int.random(in: 0...2, using: &random)).map { InfoPair(key: "k\($0)", value: "v") },
@@ -59,8 +60,8 @@ final class LogReplayPropertyTests: XCTestCase {
                         Bool.random(using: &random) ? 0 : UInt8.random(in: 0...255, using: &random)
                     })
                 LogFormat.appendValue(value, to: &log.bytes)
-                state.values[name] = value
-                revisions[name] = revision
+                state.values[ExactName(name)] = value
+                revisions[ExactName(name)] = revision
             default:
                 continue
             }

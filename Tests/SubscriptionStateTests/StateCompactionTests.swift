@@ -1,4 +1,5 @@
 import Glibc
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionState
@@ -11,7 +12,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
 
     /// Numbers P (plain), R and S (retained), a removed X, and `publications` values to R and S in turn; returns
     /// the store and the values it should hold.
-    private func grow(_ store: StateStore, publications: Int) throws -> [String: StoredValue] {
+    private func grow(_ store: StateStore, publications: Int) throws -> [ExactName: StoredValue] {
         try store.numberCreated("P", kind: .plain)
         try store.numberCreated("X", kind: .retained)
         try store.numberCreated("R", kind: .retained)
@@ -19,12 +20,12 @@ final class StateCompactionTests: StateDirectoryTestCase {
         try store.numberCreated("E", kind: .retained)  // retained, never published to
         try store.valuePublished(sampleValue("X", 1))
         try store.numberRemoved("X")
-        var values: [String: StoredValue] = [:]
+        var values: [ExactName: StoredValue] = [:]
         for i in 0..<publications {
             let number = i % 2 == 0 ? "R" : "S"
             let value = sampleValue(number, UInt64(i / 2 + 1), sender: "pub", info: [.init(key: "i", value: "\(i)")])
             try store.valuePublished(value)
-            values[number] = value
+            values[ExactName(number)] = value
         }
         try store.commit()
         return values
@@ -36,7 +37,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
         XCTAssertTrue(store.needsCompaction)
         let before = store.logBytes
 
-        let report = try store.compactIfNeeded { values[$0] }
+        let report = try store.compactIfNeeded { values[ExactName($0)] }
         XCTAssertEqual(report, CompactionReport(bytesBefore: before, bytesAfter: store.liveBytes))
         XCTAssertEqual(store.logBytes, store.liveBytes)
         XCTAssertEqual(fileSize(store.logPath), store.liveBytes)
@@ -66,7 +67,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
         let (store, _, _) = try openStore(directory.path)
         let values = try grow(store, publications: 200)
         XCTAssertFalse(store.needsCompaction, "under 1 MiB")
-        XCTAssertNil(try store.compactIfNeeded { values[$0] })
+        XCTAssertNil(try store.compactIfNeeded { values[ExactName($0)] })
         XCTAssertEqual(store.counters.compactions, 0)
     }
 
@@ -77,7 +78,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
             values["R"] = sampleValue("R", UInt64(revision))
             try store.valuePublished(values["R"]!)
             try store.endOfTurn()
-            try store.compactIfNeeded { values[$0] }
+            try store.compactIfNeeded { values[ExactName($0)] }
             XCTAssertLessThanOrEqual(store.logBytes, max(1024, 2 * store.liveBytes))
         }
         XCTAssertGreaterThan(store.counters.compactions, 10)
@@ -115,7 +116,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
         var values = try grow(store, publications: 200)
         let log = readFile(store.logPath)
         disk.writeBudget = 100
-        let error = stateError { try store.compactIfNeeded { values[$0] } }
+        let error = stateError { try store.compactIfNeeded { values[ExactName($0)] } }
         XCTAssertEqual(error?.description, "write \(directory.path)/subd-state.log.tmp: No space left on device")
         XCTAssertNil(fileSize(directory.file("subd-state.log.tmp")))
         XCTAssertEqual(readFile(store.logPath), log)
@@ -124,7 +125,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
         values["R"] = sampleValue("R", 1000)
         try store.valuePublished(values["R"]!)
         try store.commit()
-        XCTAssertNotNil(try store.compactIfNeeded { values[$0] })
+        XCTAssertNotNil(try store.compactIfNeeded { values[ExactName($0)] })
         try store.close()
         XCTAssertEqual(try openStore(directory.path).1.values, values)
     }
@@ -134,7 +135,7 @@ final class StateCompactionTests: StateDirectoryTestCase {
         let (store, _, _) = try openStore(directory.path, compaction: small, disk: disk)
         let values = try grow(store, publications: 200)
         disk.reset()
-        try store.compact { values[$0] }
+        try store.compact { values[ExactName($0)] }
         XCTAssertEqual(disk.fileSyncs, 1, "the temporary file; the log had nothing uncommitted")
         XCTAssertEqual(disk.directorySyncs, 1, "after the rename")
         XCTAssertFalse(store.hasUncommittedRecords)

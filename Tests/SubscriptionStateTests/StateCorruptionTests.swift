@@ -137,12 +137,143 @@ final class StateCorruptionTests: StateDirectoryTestCase {
 
     func testANameWithALineBreakInADamagedRecordStillMakesOneLine() {
         var bytes = LogFormat.header()
-        LogFormat.appendCreated("A\nB\u{2028}", kind: .plain, to: &bytes)
+        LogFormat.appendCreated("A\u{2028}B", kind: .plain, to: &bytes)
         let offset = bytes.count
-        LogFormat.appendCreated("A\nB\u{2028}", kind: .plain, to: &bytes)
+        LogFormat.appendCreated("A\u{2028}B", kind: .plain, to: &bytes)
         XCTAssertEqual(
             openDamaged(bytes)?.description,
-            "\(logPath): record at offset \(offset): number 'A\\u{A}B\\u{2028}' is created while it exists")
+            "\(logPath): record at offset \(offset): number 'A\\u{2028}B' is created while it exists")
+
+        var invalid = LogFormat.header()
+        LogFormat.appendCreated("A\nB", kind: .plain, to: &invalid)
+        XCTAssertEqual(
+            openDamaged(invalid)?.description,
+            "\(logPath): record at offset 16: number 'A\\u{A}B' is not a valid number: it holds the control character "
+                + "0xa")
+    }
+
+    /// A record whose checksums hold and that decodes, but holds what the server never writes and could not use
+    /// (a name the wire refuses, a revision the server cannot write as `rev=`, a bad sender or info pair), is
+    /// damage at its offset, last or not: never a state that traps or misbehaves once restored.
+    func testRecordsWithContentTheServerNeverWritesAreDamage() {
+        let tooLong = String(repeating: "n", count: 201)
+        func value(
+            _ number: String = "R", revision: UInt64 = 1, sender: String? = nil, info: [InfoPair] = []
+        ) -> StoredValue {
+            StoredValue(number: number, revision: revision, sender: sender, info: info, payload: [1])
+        }
+        let infoProblem = "the info pairs of a value of 'R' break the wire's rule: "
+        let cases: [(bad: (inout [UInt8]) -> Void, problem: String)] = [
+            ({ LogFormat.appendCreated("", kind: .plain, to: &$0) }, "number '' is not a valid number: it is empty"),
+            (
+                { LogFormat.appendCreated("A..B", kind: .plain, to: &$0) },
+                "number 'A..B' is not a valid number: it has an empty token (two dots in a row, or a dot at an end)"
+            ),
+            (
+                { LogFormat.appendCreated("A B", kind: .retained, to: &$0) },
+                "number 'A B' is not a valid number: it holds a space"
+            ),
+            (
+                { LogFormat.appendCreated("A.*", kind: .plain, to: &$0) },
+                "number 'A.*' is not a valid number: it has a wildcard token ('*' or '>'), which a number may not have"
+            ),
+            (
+                { LogFormat.appendCreated(tooLong, kind: .plain, to: &$0) },
+                "number '\(tooLong)' is not a valid number: it is 201 bytes long (at most 200)"
+            ),
+            (
+                { LogFormat.appendRemoved("R.>", to: &$0) },
+                "number 'R.>' is not a valid number: it has a wildcard token ('*' or '>'), which a number may not have"
+            ),
+            (
+                { LogFormat.appendValue(value("R\t"), to: &$0) },
+                "number 'R\\u{9}' is not a valid number: it holds the control character 0x9"
+            ),
+            // Int64.max itself: the next publication's revision would not fit in an Int.
+            (
+                { LogFormat.appendValue(value(revision: UInt64(Int64.max)), to: &$0) },
+                "revision 9223372036854775807 of 'R' is above 9223372036854775806"
+            ),
+            (
+                { LogFormat.appendValue(value(revision: UInt64(Int64.max) + 1), to: &$0) },
+                "revision 9223372036854775808 of 'R' is above 9223372036854775806"
+            ),
+            (
+                { LogFormat.appendValue(value(revision: .max), to: &$0) },
+                "revision 18446744073709551615 of 'R' is above 9223372036854775806"
+            ),
+            (
+                { LogFormat.appendValue(value(sender: "a b"), to: &$0) },
+                "sender 'a b' of a value of 'R' is not a valid client name: it holds a space"
+            ),
+            (
+                { LogFormat.appendValue(value(sender: ""), to: &$0) },
+                "sender '' of a value of 'R' is not a valid client name: it is empty"
+            ),
+            (
+                { LogFormat.appendValue(value(sender: String(repeating: "s", count: 65)), to: &$0) },
+                "sender '\(String(repeating: "s", count: 65))' of a value of 'R' is not a valid client name: it is 65 "
+                    + "bytes long (at most 64)"
+            ),
+            (
+                { LogFormat.appendValue(value(info: [InfoPair(key: "1k", value: "v")]), to: &$0) },
+                infoProblem + InfoPair.Problem.badKey.description
+            ),
+            (
+                { LogFormat.appendValue(value(info: [InfoPair(key: "rev", value: "7")]), to: &$0) },
+                infoProblem + InfoPair.Problem.reservedKey("rev").description
+            ),
+            (
+                { LogFormat.appendValue(value(info: [InfoPair(key: "k", value: "a b")]), to: &$0) },
+                infoProblem + InfoPair.Problem.badValue.description
+            ),
+            (
+                { LogFormat.appendValue(value(info: [InfoPair(key: "k", value: "a=b")]), to: &$0) },
+                infoProblem + InfoPair.Problem.badValue.description
+            ),
+            (
+                { LogFormat.appendValue(value(info: [InfoPair(key: "k", value: "")]), to: &$0) },
+                infoProblem + InfoPair.Problem.badValue.description
+            ),
+            (
+                {
+                    let twice = [InfoPair(key: "k", value: "1"), InfoPair(key: "k", value: "2")]
+                    LogFormat.appendValue(value(info: twice), to: &$0)
+                },
+                infoProblem + InfoPair.Problem.duplicateKey("k").description
+            ),
+            (
+                { LogFormat.appendValue(value(info: (0..<17).map { InfoPair(key: "k\($0)", value: "v") }), to: &$0) },
+                infoProblem + InfoPair.Problem.tooMany(17).description
+            ),
+        ]
+        for (bad, problem) in cases {
+            var bytes = LogFormat.header()
+            LogFormat.appendCreated("R", kind: .retained, to: &bytes)
+            let offset = bytes.count
+            bad(&bytes)
+            // A whole record after it too: damage whether or not it is the last record.
+            for tail in [[], record(type: 2, body: [1, 0, 0x52])] {
+                let error = openDamaged(bytes + tail)
+                XCTAssertEqual(error?.description, "\(logPath): record at offset \(offset): \(problem)")
+                XCTAssertEqual(error?.description.contains("\n"), false)
+            }
+        }
+    }
+
+    /// The limits themselves are not damage: the largest revision whose next one the server can still write, a
+    /// sender of 64 bytes, 16 info pairs, percent-encoded values.
+    func testContentAtTheLimitsReplays() throws {
+        let value = StoredValue(
+            number: "R.\u{E9}", revision: UInt64(Int64.max) - 1, sender: String(repeating: "s", count: 64),
+            info: (0..<16).map { InfoPair(key: "k\($0)", value: "for%20the%3Dlab\u{E9}") }, payload: [])
+        var bytes = LogFormat.header()
+        LogFormat.appendCreated(value.number, kind: .retained, to: &bytes)
+        LogFormat.appendValue(value, to: &bytes)
+        writeFile(logPath, bytes)
+        let (store, state, _) = try openStore(directory.path)
+        XCTAssertEqual(state.value(of: value.number), value)
+        try store.close()
     }
 
     func testAnImpossibleLengthWithAValidLengthChecksumIsDamage() {

@@ -57,6 +57,48 @@ final class StateRoundTripTests: StateDirectoryTestCase {
         XCTAssertFalse(report.description.contains("\n"))
     }
 
+    /// Numbers are bytes (shared/PROTOCOL.md): "café" in NFC and in NFD, one key to Swift's String ==, are two
+    /// numbers with a value each, through a compaction and a reopen. (The second CREATE used to trap in
+    /// numberCreated: the index said it existed.)
+    func testCanonicallyEquivalentSpellingsAreTwoNumbersWithAValueEach() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let (store, _, _) = try openStore(directory.path)
+        try store.numberCreated(composed, kind: .retained)
+        try store.numberCreated(decomposed, kind: .retained)
+        XCTAssertEqual(store.numberCount, 2)
+        var values: [ExactName: StoredValue] = [:]
+        for value in [
+            sampleValue(composed, 1, sender: "nfc"), sampleValue(decomposed, 1, sender: "nfd"),
+            sampleValue(decomposed, 2, sender: "nfd"),
+        ] {
+            try store.valuePublished(value)
+            values[ExactName(value.number)] = value
+        }
+        try store.compact { values[ExactName($0)] }
+        try store.close()
+
+        let (again, state, report) = try openStore(directory.path)
+        XCTAssertEqual(report.numbers, 2)
+        XCTAssertEqual(report.values, 2)
+        XCTAssertEqual(state.numbers.map { Array($0.name.utf8) }, [Array(composed.utf8), Array(decomposed.utf8)])
+        XCTAssertEqual(state.values, values)
+        XCTAssertEqual(state.value(of: composed).map { Array($0.number.utf8) }, Array(composed.utf8))
+        XCTAssertEqual(state.value(of: composed)?.payload, Array("\(composed) at 1".utf8))
+        XCTAssertEqual(state.value(of: decomposed).map { Array($0.number.utf8) }, Array(decomposed.utf8))
+        XCTAssertEqual(state.value(of: decomposed)?.revision, 2)
+        XCTAssertEqual(state.value(of: decomposed)?.sender, "nfd")
+
+        // Removing one spelling leaves the other, with its value.
+        try again.numberRemoved(composed)
+        try again.close()
+        let (_, after, _) = try openStore(directory.path)
+        XCTAssertEqual(after.numbers, [StoredNumber(name: decomposed, kind: .retained)])
+        XCTAssertEqual(after.values, [ExactName(decomposed): sampleValue(decomposed, 2, sender: "nfd")])
+        XCTAssertNil(after.kind(of: composed))
+        XCTAssertEqual(after.kind(of: decomposed), .retained)
+        XCTAssertNil(after.value(of: composed))
+    }
+
     func testCreationOrderIsKeptThroughRemovals() throws {
         let (store, _, _) = try openStore(directory.path)
         var expected: [StoredNumber] = []
