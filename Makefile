@@ -21,13 +21,14 @@ deps:
 
 ## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate),
 ## iproute2's (ip for a network namespace, ss for socket timers), curl and Debian's python3 with prometheus_client
-## (the metrics endpoint is read with both)
+## (the metrics endpoint is read with both), strace (replies are seen to leave only after the state's sync)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
 	@command -v ip >/dev/null && command -v ss >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="iproute2"
 	@command -v curl >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="curl"
+	@command -v strace >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="strace"
 	@/usr/bin/python3 -c "import prometheus_client.parser" 2>/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="python3-prometheus-client"
 

@@ -70,7 +70,9 @@ extension SubscriptionCenter {
     /// The current values of the retained numbers that match `pattern`, in byte order of the numbers, skipping those
     /// with nothing sent yet and, with `from`, those whose value another sender sent (what a new subscription to
     /// `pattern` is told first). An invalid pattern matches nothing.
-    public func retainedValues(matching pattern: String, from: String? = nil) -> [(number: String, slot: RetainedSlot<Message>)] {
+    public func retainedValues(
+        matching pattern: String, from: String? = nil
+    ) -> [(number: String, slot: RetainedSlot<Message>)] {
         guard retainedNumberCount > 0, let hasWildcard = try? Names.checkPattern(pattern) else { return [] }
         let keys: [NameKey]
         if hasWildcard {
@@ -88,8 +90,9 @@ extension SubscriptionCenter {
         return values
     }
 
-    /// The existing numbers that match the pattern (`>`, the default, matches all but the daemon's own `$SYS.`
-    /// numbers, as in ``Names/matches(pattern:number:)``), sorted by number, each with ``subscriberCount(of:)``. Throws ``CenterError/invalidName(_:_:)`` for an invalid pattern.
+    /// The existing numbers that match the pattern (`>`, the default, matches all but the daemon's own `$SYS.` numbers,
+    /// as in ``Names/matches(pattern:number:)``), sorted by number, each with ``subscriberCount(of:)``. Throws
+    /// ``CenterError/invalidName(_:_:)`` for an invalid pattern.
     public func list(matching pattern: String = ">") throws(CenterError) -> [NumberInfo] {
         let hasWildcard: Bool
         do {
@@ -101,7 +104,8 @@ extension SubscriptionCenter {
         if hasWildcard {
             if sortedNumbers == nil { sortedNumbers = numbers.keys.sorted() }
             let all = sortedNumbers ?? []
-            names = pattern == ">" && systemNumberCount == 0 ? all : all.filter { Names.matches(pattern: pattern, number: $0.string) }
+            names = pattern == ">" && systemNumberCount == 0
+                ? all : all.filter { Names.matches(pattern: pattern, number: $0.string) }
         } else {
             names = numbers[NameKey(pattern)] == nil ? [] : [NameKey(pattern)]
         }
@@ -125,5 +129,15 @@ extension SubscriptionCenter {
         guard entry.retained != nil else { return false }
         entry.retained = RetainedSlot(revision: revision, value: value, sender: sender)
         return true
+    }
+}
+
+extension SubscriptionCenter {
+    /// False when a send to `number` would certainly reach nobody: it does not exist, or it has no exact
+    /// subscriber and no wildcard subscription exists at all. A cheap test, safe during a delivery, for a sender
+    /// that would otherwise prepare a message for nobody.
+    public func mayHaveSubscribers(_ number: String) -> Bool {
+        guard let entry = numbers[NameKey(number)] else { return false }
+        return !entry.subscribers.items.isEmpty || !trie.isEmpty
     }
 }

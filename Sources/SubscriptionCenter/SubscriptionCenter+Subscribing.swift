@@ -1,14 +1,14 @@
 import SubscriptionWire
 
 extension SubscriptionCenter {
-    /// Subscribes the customer to a number or a wildcard pattern, optionally only to messages whose sender is
-    /// `sender` (the `object:` filter of NSNotificationCenter), optionally as a member of a queue `group` (of all the
-    /// group's subscriptions that match a message, one receives it, round-robin).
+    /// Subscribes the customer to a number or a wildcard pattern, optionally only to messages whose sender is `sender`
+    /// (the `object:` filter of NSNotificationCenter), optionally as a member of a queue `group` (of all the group's
+    /// subscriptions that match a message, one receives it, round-robin).
     ///
     /// An exact number must exist; a pattern holding a wildcard needs nothing to exist. Subscribing again to the same
-    /// pattern replaces its `from` filter and its group and adds no duplicate. Throws ``CenterError/invalidName(_:_:)``,
-    /// ``CenterError/notFound(_:)``, or ``CenterError/limit(_:)`` when the customer holds
-    /// ``Limits/maxSubscriptionsPerCustomer`` subscriptions already.
+    /// pattern replaces its `from` filter and its group and adds no duplicate. Throws
+    /// ``CenterError/invalidName(_:_:)``, ``CenterError/notFound(_:)``, or ``CenterError/limit(_:)`` when the customer
+    /// holds ``Limits/maxSubscriptionsPerCustomer`` subscriptions already.
     public func add(
         _ customer: any Customer<Message>,
         to pattern: String,

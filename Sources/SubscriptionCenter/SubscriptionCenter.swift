@@ -37,7 +37,7 @@ public final class SubscriptionCenter<Message> {
     var numbers: [NameKey: NumberEntry<Message>] = [:]
     /// The numbers in byte order, dropped when one is created or removed (LIST need not sort every time).
     var sortedNumbers: [NameKey]?
-    /// How many of the numbers are the daemon's own (their first token starts with `$`).
+    /// How many of the numbers are the daemon's own (their first token is `$SYS`).
     var systemNumberCount = 0
     /// How many of the numbers are retained (a subscription looks for current values only when some are).
     var retainedNumberCount = 0

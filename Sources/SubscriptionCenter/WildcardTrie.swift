@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// The wildcard subscriptions, in a token trie as in nats-server's `sublist.go`: one node per token, with a
 /// dictionary of literal tokens, one slot for `*` and one list for patterns that end in `>` right after it.
 ///
@@ -91,7 +93,7 @@ struct WildcardTrie<Message> {
         }
         if let literal = node.literals[tokens[index]] { collect(tokens, at: index + 1, below: literal, into: &matches) }
         // A wildcard first token does not match the daemon's own numbers (`$SYS.`): Names.matches's rule.
-        if index == 0 && tokens[0].text.utf8.first == UInt8(ascii: "$") { return }
+        if index == 0 && Names.isSystemToken(tokens[0].text.utf8) { return }
         // `>` matches the one or more tokens left.
         matches.append(contentsOf: node.rest.items)
         if let star = node.star { collect(tokens, at: index + 1, below: star, into: &matches) }

@@ -23,22 +23,20 @@ public struct PublicationLayout: Sendable {
     var payloadCount: Int
 }
 
-/// One message sent to a number (the notification: its name, its object, its `userInfo` and its payload), as the
-/// center fans it out.
+/// One message sent to a number (the notification: its name, its object, its `userInfo` and its payload), as the center
+/// fans it out.
 ///
-/// The `MSG` push is encoded once, when the publication is made, into the publication's own single allocation:
-/// `MSG <number> <nbytes>[ from=<sender>][ rev=<revision>][ group=<group>][ <key>=<value>...]` LF, payload, LF. Every socket receiver queues a
-/// reference to these same bytes (redis shared objects, mosquitto's message store), and a receiver that is not a
-/// socket (a test, a bridge, the daemon itself) reads the parts through ``number``, ``sender``, ``info`` and
-/// ``withPayload(_:)`` without parsing anything. Immutable once made. (Not `Sendable`: `ManagedBuffer` is not, and
+/// The `MSG` push is encoded once, when the publication is made, into the publication's own single allocation: `MSG
+/// <number> <nbytes>[ from=<sender>][ rev=<revision>][ group=<group>][ <key>=<value>...]` LF, payload, LF. Every socket
+/// receiver queues a reference to these same bytes (redis shared objects, mosquitto's message store), and a receiver
+/// that is not a socket (a test, a bridge, the daemon itself) reads the parts through ``number``, ``sender``, ``info``
+/// and ``withPayload(_:)`` without parsing anything. Immutable once made. (Not `Sendable`: `ManagedBuffer` is not, and
 /// the daemon shares a publication only on its one queue.)
 ///
-/// ```swift
-/// let publication = Publication.make(number: "SCIENCE", sender: "lab", info: [InfoPair(key: "unit", value: "EUR")],
+/// ```swift let publication = Publication.make(number: "SCIENCE", sender: "lab", info: [InfoPair(key: "unit", value:
+/// "EUR")],
 ///                                    payload: Array("12".utf8))
-/// publication.number        // "SCIENCE"
-/// publication.info          // [unit=EUR]
-/// ```
+/// publication.number        // "SCIENCE" publication.info          // [unit=EUR] ```
 public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     /// What a publication costs beyond its frame bytes: the object header, the layout and the allocator's header.
     public static let overhead = 120

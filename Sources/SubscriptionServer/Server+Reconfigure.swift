@@ -86,7 +86,8 @@ extension Server {
                 post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain"))]))
             }
             post(.configReloaded, JSONObject([
-                ("numbers_created", .strings(outcome.createdNumbers)), ("needs_restart", .strings(outcome.needsRestart)),
+                ("numbers_created", .strings(outcome.createdNumbers)),
+                ("needs_restart", .strings(outcome.needsRestart)),
             ]))
             loop.endOfTurn()
             return .success(outcome)

@@ -74,7 +74,8 @@ public final class Server: @unchecked Sendable {
             do {
                 try createSystemNumbers()
             } catch {
-                throw ConfigurationError(key: "max_numbers", problem: "no room for the daemon's own $SYS numbers: \(error)")
+                throw ConfigurationError(
+                    key: "max_numbers", problem: "no room for the daemon's own $SYS numbers: \(error)")
             }
             try restoreState()
             for number in configuration.numbers {
@@ -178,7 +179,10 @@ public final class Server: @unchecked Sendable {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
         // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
         let isTCP = if case .tcp = socket.address { true } else { false }
-        source.setEventHandler { self.acceptConnections(on: socket.fd, isTCP: isTCP) }
+        source.setEventHandler {
+            self.acceptConnections(on: socket.fd, isTCP: isTCP)
+            self.loop.endOfTurn()  // the $SYS.client.connected notifications
+        }
         source.setCancelHandler { Syscall.close(socket.fd) }
         listeners.append(Listener(socket: socket, source: source))
         source.resume()
@@ -255,7 +259,9 @@ public final class Server: @unchecked Sendable {
             stats.totalConnections += 1
             session.start()
             logger.debug("client connected", metadata: ["session": "\(session.id)"])
-            post(.clientConnected, JSONObject([("session", .unsigned(session.id)), ("address", .string(session.peerAddress))]))
+            post(.clientConnected, JSONObject([
+                ("session", .unsigned(session.id)), ("address", .string(session.peerAddress)),
+            ]))
         }
     }
 

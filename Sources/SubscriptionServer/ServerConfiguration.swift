@@ -105,7 +105,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         guard (1...127).contains(tcpKeepalive.count) else {
             throw ConfigurationError(key: "tcp_keepalive_count", problem: "must be 1 to 127, got \(tcpKeepalive.count)")
         }
-        for (key, seconds) in [("command_timeout", commandTimeout), ("auth_timeout", authTimeout), ("sys_interval", sysInterval)] {
+        let periods = [
+            ("command_timeout", commandTimeout), ("auth_timeout", authTimeout), ("sys_interval", sysInterval),
+        ]
+        for (key, seconds) in periods {
             guard seconds.isFinite, (0...86_400).contains(seconds) else {
                 throw ConfigurationError(key: key, problem: "must be 0 (off) to 86400 seconds, got \(seconds)")
             }
@@ -128,7 +131,8 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError(key: "numbers", problem: "'\(number)' is not a valid number: it \(error)")
             }
             guard !Names.isSystem(number) else {
-                throw ConfigurationError(key: "numbers", problem: "'\(number)': numbers starting with '$' are the daemon's")
+                throw ConfigurationError(
+                    key: "numbers", problem: "'\(number)': numbers whose first token is $SYS are the daemon's")
             }
         }
         guard !listen.isEmpty || unixSocket != nil else {

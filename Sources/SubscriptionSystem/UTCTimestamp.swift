@@ -14,9 +14,10 @@ public enum UTCTimestamp {
         var seconds = spec.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        return pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-" + pad(Int(parts.tm_mday), 2)
-            + "T" + pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
-            + "." + pad(Int(spec.tv_nsec) / 1_000_000, 3) + "Z"
+        let date = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
+            + pad(Int(parts.tm_mday), 2)
+        let time = pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
+        return date + "T" + time + "." + pad(Int(spec.tv_nsec) / 1_000_000, 3) + "Z"
     }
 
     /// `value` in decimal, zero-padded on the left to `width` digits.

@@ -3,8 +3,8 @@ extension Names {
     /// matches one or more tokens (so `>` alone matches every number), any other token must be equal byte for byte.
     ///
     /// Both names are expected to be valid (see ``checkPattern(_:)`` and ``checkNumber(_:)``); it allocates nothing.
-    /// A number whose first token starts with `$` (the daemon's own, `$SYS.`) is matched only by a pattern whose first
-    /// token is literal: `>` and `*.stats` do not match `$SYS.stats` (protocol 1.1, "System notifications").
+    /// A number whose first token is `$SYS` (the daemon's own) is matched only by a pattern whose first token is
+    /// literal: `>` and `*.stats` do not match `$SYS.stats` (protocol 1.1, "System notifications").
     public static func matches(pattern: String, number: String) -> Bool {
         if isSystem(number) && firstTokenIsWildcard(pattern) { return false }
         var patternRest: Substring.UTF8View? = pattern.utf8[...]
@@ -21,13 +21,22 @@ extension Names {
         return numberRest == nil
     }
 
-    /// True for a number or pattern of the daemon's own namespace: its first token starts with `$`.
+    /// True for a number or pattern of the daemon's own namespace: its first token is `$SYS`. Other names that
+    /// start with `$` are ordinary (protocol 1.0 allows them).
     public static func isSystem(_ name: String) -> Bool {
-        name.utf8.first == UInt8(ascii: "$")
+        isSystemToken(name.utf8.prefix { $0 != UInt8(ascii: ".") })
     }
 
+    /// True when `token` (a name's first token, as bytes) is `$SYS`.
+    public static func isSystemToken<Bytes: Collection<UInt8>>(_ token: Bytes) -> Bool {
+        token.elementsEqual(systemToken.utf8)
+    }
+
+    /// The first token of the daemon's own numbers.
+    public static let systemToken = "$SYS"
+
     /// The prefix of the daemon's own numbers, which clients may subscribe to but not create, remove or publish to.
-    public static let systemPrefix = "$SYS."
+    public static let systemPrefix = systemToken + "."
 
     /// True when the pattern's first token is `*` or `>`.
     public static func firstTokenIsWildcard(_ pattern: String) -> Bool {

@@ -61,10 +61,10 @@ struct BenchOptions: Sendable {
 
         Benchmark for subd. The fan-out scenario (the default): one publisher pipelines PUB frames (at most
         --window unacknowledged) to N subscribers of one number (retained with --retain), then times
-        --latency-samples single PUB round-trips. The pipeline scenario: one connection CREATEs and SUBs a number, then pipelines --messages
-        SEND commands to it without reading anything until writing stalls for 1 s (subd stops reading a
-        client whose replies pile up); then it reads every MSG push and +OK reply, checking their order, while
-        it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
+        --latency-samples single PUB round-trips. The pipeline scenario: one connection CREATEs and SUBs a number,
+        then pipelines --messages SEND commands to it without reading anything until writing stalls for 1 s (subd
+        stops reading a client whose replies pile up); then it reads every MSG push and +OK reply, checking their
+        order, while it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
         connection CREATEs a number, then --connections connections each SUB it and wait for +OK (nothing is
         published); STATS must count them, and subd's RSS 1 s later must be within --max-rss-mib; then they
         all close, STATS must count only the control connection within 30 s, and subd's RSS 2 s later must be

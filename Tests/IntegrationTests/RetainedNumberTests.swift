@@ -88,4 +88,23 @@ final class RetainedNumberTests: IntegrationTestCase {
         try client.send("GET R\n")
         XCTAssertEqual(try rawLines(client, 3), ["MSG R 3 rev=1", "new", "+OK 1"], "revisions start over")
     }
+
+    /// A SUB whose current values would not fit under max_pending is refused with LIMIT (nothing subscribed, the
+    /// session stays), instead of cutting its own session off as a slow consumer.
+    func testASubWhoseValuesExceedMaxPendingIsRefusedNotCutOff() throws {
+        let daemon = try startDaemon(DaemonConfig(maxPayload: 60_000, maxPending: 100_000))
+        let publisher = try connect(daemon, "publisher")
+        let big = [UInt8](repeating: UInt8(ascii: "b"), count: 50_000)
+        for name in ["V.a", "V.b", "V.c"] {
+            XCTAssertEqual(try publisher.command("CREATE \(name) retain"), .ok("created"))
+            XCTAssertEqual(try publisher.pub(name, big), .ok("0"))
+        }
+        let reader = try connect(daemon, "reader")
+        assertError(try reader.command("SUB V.*"), "LIMIT", "150 KB of values under a 100 KB max_pending")
+        XCTAssertEqual(try reader.pushesBeforePing(), [], "nothing pushed, nothing subscribed")
+        XCTAssertEqual(try publisher.command("LIST V.* kind"),
+                       .list(["V.a 0 retained 1", "V.b 0 retained 1", "V.c 0 retained 1"]))
+        XCTAssertEqual(try reader.command("SUB V.a"), .ok(), "one value fits")
+        XCTAssertEqual(try reader.nextMessage().payload, big)
+    }
 }

@@ -157,6 +157,107 @@ final class StateTests: IntegrationTestCase {
         XCTAssertEqual(try reader.nextMessage().text, "400 " + filler)
     }
 
+    /// Seen from outside with strace: with `fsync: turn`, no reply leaves while a log write is not yet synced
+    /// (CREATE, REMOVE, and pipelined retained SENDs, whose values share one sync per turn); with `everysec` the
+    /// replies do not wait for a sync.
+    func testRepliesLeaveOnlyAfterTheSyncOfWhatTheyAcknowledge() throws {
+        for policy in ["turn", "everysec"] {
+            let directory = makeStateDirectory()
+            let trace = directory.path + ".trace"
+            defer { try? FileManager.default.removeItem(atPath: trace) }
+            var settings = config(directory)
+            settings.extraLines.append("fsync: \(policy)")
+            let daemon = try Daemon(
+                config: settings,
+                shellPrefix: "exec strace -f -qq -s 24 -e trace=fdatasync,write,writev -o '\(trace)' \"$0\" \"$@\"")
+            let client = try connect(daemon, "client, fsync \(policy)")
+            XCTAssertEqual(try client.command("CREATE R retain"), .ok("created"))
+            try client.send(String(repeating: "SEND R value\n", count: 300))
+            for _ in 0..<300 { XCTAssertEqual(try client.readReply(), .ok("0")) }
+            XCTAssertEqual(try client.command("CREATE GONE"), .ok("created"))
+            XCTAssertEqual(try client.command("REMOVE GONE"), .ok("removed 0"))
+            let text = try String(contentsOfFile: trace, encoding: .utf8)
+            let subd = try XCTUnwrap(text.split(separator: " ").first.flatMap { Int32($0) }, "the traced pid")
+            kill(subd, SIGTERM)
+            XCTAssertEqual(daemon.stop(signal: nil), 0, "strace exits with subd's status")
+
+            let calls = try String(contentsOfFile: trace, encoding: .utf8).split(separator: "\n")
+            let logFD = try XCTUnwrap(calls.lazy.compactMap { $0.firstMatch(of: /fdatasync\((\d+)\)/)?.output.1 }.first)
+            var unsynced = false
+            var writtenSinceReply = false
+            var syncs = 0
+            var valueReplies = 0
+            var repliesWithoutTheirValues = 0
+            var repliesWhileUnsynced = 0
+            for call in calls {
+                if call.contains("fdatasync(\(logFD))") {
+                    unsynced = false
+                    syncs += 1
+                } else if call.contains(" write(\(logFD), ") {
+                    unsynced = true
+                    writtenSinceReply = true
+                } else if call.contains("writev(") && call.contains("+OK") {
+                    if call.contains("+OK 0") {
+                        // The replies of a turn that ran SENDs to R: their values were written since the last reply.
+                        valueReplies += 1
+                        if !writtenSinceReply { repliesWithoutTheirValues += 1 }
+                        if unsynced { repliesWhileUnsynced += 1 }
+                    }
+                    writtenSinceReply = false
+                }
+            }
+            XCTAssertGreaterThan(valueReplies, 0, "fsync \(policy): the trace shows the replies\n\(calls.suffix(20))")
+            XCTAssertEqual(repliesWithoutTheirValues, 0, "fsync \(policy): a reply left before its values were written")
+            if policy == "turn" {
+                XCTAssertEqual(repliesWhileUnsynced, 0, "a reply left before the sync of what it acknowledges")
+                XCTAssertLessThan(syncs, 100, "300 pipelined values take a few group commits, not 300 syncs")
+            } else {
+                XCTAssertGreaterThan(repliesWhileUnsynced, 0, "everysec replies without waiting for a sync")
+            }
+        }
+    }
+
+    func testAfterAFailedSaveChangesThatMustBeSavedAreRefusedAndPlainNumbersGoOn() throws {
+        let directory = makeStateDirectory()
+        let daemon = try startDaemon(config(directory, numbers: ["PLAIN"]), shellPrefix: "trap '' XFSZ; ulimit -f 8")
+        let client = try connect(daemon)
+        XCTAssertEqual(try client.command("CREATE R retain"), .ok("created"))
+        XCTAssertEqual(try client.command("SUB PLAIN"), .ok())
+        let value = String(repeating: "v", count: 1000)
+        var sent = 0
+        while try stats(client)["state_failures"] == "0" && sent < 20 {
+            XCTAssertEqual(try client.command("SEND R \(value)"), .ok("0"))
+            sent += 1
+        }
+        XCTAssertEqual(try stats(client)["state_failures"], "1", "8 KiB of log took \(sent) values")
+        assertError(try client.command("SEND R more"), "LIMIT", "a retained value")
+        assertError(try client.command("CREATE NEW"), "LIMIT", "CREATE")
+        assertError(try client.command("REMOVE R"), "LIMIT", "REMOVE")
+        XCTAssertEqual(try client.command("LIST"), .list(["PLAIN 1", "R 0"]), "nothing changed")
+        XCTAssertEqual(try client.command("SEND PLAIN still"), .ok("1"), "plain numbers go on")
+        XCTAssertEqual(try client.nextMessage().text, "still")
+        XCTAssertTrue(daemon.log.contains("critical"), daemon.log)
+    }
+
+    func testEverySavedNumberComesBackEvenOverALoweredMaxNumbers() throws {
+        let directory = makeStateDirectory()
+        let first = try startDaemon(config(directory))
+        let client = try connect(first)
+        for name in ["A", "B", "C"] { XCTAssertEqual(try client.command("CREATE \(name)"), .ok("created")) }
+        XCTAssertEqual(first.stop(), 0)
+
+        var lowered = config(directory)
+        lowered.maxNumbers = 2
+        let second = try startDaemon(lowered)
+        XCTAssertTrue(second.log.contains("more numbers were restored than max_numbers allows"), second.log)
+        let reader = try connect(second)
+        XCTAssertEqual(try reader.command("LIST"), .list(["A 0", "B 0", "C 0"]))
+        assertError(try reader.command("CREATE D"), "LIMIT", "over max_numbers")
+        XCTAssertEqual(try reader.command("REMOVE A"), .ok("removed 0"))
+        XCTAssertEqual(try reader.command("REMOVE B"), .ok("removed 0"))
+        XCTAssertEqual(try reader.command("CREATE D"), .ok("created"), "room again")
+    }
+
     func testStateDirectoryIsLockedAgainstASecondDaemon() throws {
         let directory = makeStateDirectory()
         _ = try startDaemon(config(directory))

@@ -13,7 +13,7 @@ final class SystemNotificationTests: IntegrationTestCase {
     func testClientsMaySubscribeButNotCreateRemoveOrPublishAndDeniedChangesNothing() throws {
         let daemon = try startDaemon(DaemonConfig(numbers: ["N"]))
         let client = try connect(daemon)
-        for line in ["CREATE $SYS.mine", "CREATE $SYS.stats", "CREATE $OTHER", "CREATE $SYS.x retain",
+        for line in ["CREATE $SYS.mine", "CREATE $SYS.stats", "CREATE $SYS", "CREATE $SYS.x retain",
                      "REMOVE $SYS.stats", "SEND $SYS.stats {}", "SEND $SYS.nothing x"] {
             assertError(try client.command(line), "DENIED", line)
         }
@@ -22,6 +22,9 @@ final class SystemNotificationTests: IntegrationTestCase {
         XCTAssertEqual(try client.command("PING"), .status("PONG"), "the payload was read as payload, not as PING")
         XCTAssertEqual(try client.command("LIST $SYS.>"), .list(topics.map { "\($0) 0" }), "still the seven")
         XCTAssertEqual(try client.command("LIST"), .list(["N 0"]), "LIST without a pattern is LIST >")
+        XCTAssertEqual(try client.command("CREATE $price"), .ok("created"), "only $SYS is the daemon's (1.0 allows $)")
+        XCTAssertEqual(try client.command("LIST"), .list(["$price 0", "N 0"]))
+        XCTAssertEqual(try client.command("REMOVE $price"), .ok("removed 0"))
         XCTAssertEqual(try client.command("LIST *.stats"), .list([]))
         XCTAssertEqual(try stats(client)["numbers"], "1", "STATS counts the numbers clients have")
         XCTAssertEqual(try client.command("SUB $SYS.>"), .ok())
@@ -115,6 +118,35 @@ final class SystemNotificationTests: IntegrationTestCase {
         XCTAssertEqual(event.object["max_pending"] as? Int, maxPending)
         let pending = try XCTUnwrap(event.object["pending_bytes"] as? Int)
         XCTAssertGreaterThan(pending + payload.count, maxPending, "within one message of the mark: \(pending)")
+    }
+
+    /// A slow consumer that subscribes to `$SYS.slow_consumer` itself is cut once, not told about its own cut from
+    /// inside the delivery that cut it (which recursed until the stack overflowed).
+    func testASlowConsumerWatchingSlowConsumersIsCutOnceAndTheDaemonGoesOn() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["FLOOD"], maxPayload: 65_000, maxPending: 66_000))
+        let watcher = try connect(daemon, "watcher")
+        try subscribe(watcher, "$SYS.slow_consumer")
+        let slow = try connect(daemon, "slow, watching itself", receiveBuffer: 4096)
+        try subscribe(slow, "$SYS.slow_consumer", "FLOOD")
+        let publisher = try connect(daemon, "publisher", timeout: 10)
+        var batch = ""
+        for index in 0..<20_000 { batch += "SEND FLOOD hello \(index)\n" }
+        try publisher.send(batch)
+        for _ in 0..<20_000 { _ = try publisher.readReply() }
+        let events = try nextEvents(watcher, count: 1)
+        XCTAssertEqual(events.first?.number, "$SYS.slow_consumer")
+        XCTAssertEqual(try stats(publisher)["slow_consumers"], "1")
+        XCTAssertEqual(try watcher.pushesBeforePing(), [], "one cut, one event")
+        XCTAssertEqual(try publisher.command("SEND FLOOD after"), .ok("0"), "the daemon goes on")
+    }
+
+    /// A client that connects and says nothing is announced at once (the post is not left waiting for other traffic).
+    func testASilentClientIsAnnouncedAtOnce() throws {
+        let daemon = try startDaemon()
+        let watcher = try connect(daemon, "watcher", timeout: 2)
+        try subscribe(watcher, "$SYS.client.connected")
+        _ = try connect(daemon, "silent")
+        XCTAssertEqual(try nextEvents(watcher, count: 1).first?.number, "$SYS.client.connected")
     }
 
     func testAReloadIsPostedWithTheNumbersItCreated() throws {

@@ -1,12 +1,12 @@
 /// An independent, obviously-correct pattern matcher, the reference the real ones are checked against: it splits
 /// both names into byte tokens and tries the rules of shared/PROTOCOL.md ("Words") one token at a time,
 /// recursively. `*` matches exactly one token; `>` as the last token matches one or more; any other token must be
-/// equal byte for byte. A number whose first token starts with `$` (the daemon's own, `$SYS.`) is matched only by
-/// a pattern whose first token is literal (protocol 1.1, "System notifications").
+/// equal byte for byte. A number whose first token is `$SYS` (the daemon's own) is matched only by a pattern whose
+/// first token is literal (protocol 1.1, "System notifications").
 public func referenceMatches(pattern: String, number: String) -> Bool {
     let p = byteTokens(pattern)
     let n = byteTokens(number)
-    if n.first?.first == UInt8(ascii: "$") && (p.first == [UInt8(ascii: "*")] || p.first == [UInt8(ascii: ">")]) {
+    if n.first == Array("$SYS".utf8) && (p.first == [UInt8(ascii: "*")] || p.first == [UInt8(ascii: ">")]) {
         return false
     }
     func match(_ i: Int, _ j: Int) -> Bool {
@@ -34,6 +34,10 @@ public let wildcardTable: [(pattern: String, number: String, matches: Bool)] = [
     ("$SYS.*", "$SYS.stats", true),
     ("$SYS.client.*", "$SYS.client.connected", true),
     ("A.>", "A.$x", true),
+    (">", "$price", true),
+    ("*.b", "$a.b", true),
+    ("*", "$SYS", false),
+    ("*.stats", "$SYSX.stats", true),
     (">", "A.B", true),
     (">", "A.B.C", true),
     ("*", "A", true),

@@ -5,7 +5,7 @@ import SubscriptionProtocol
 /// `handle__*`): a command the session may not send is answered with the error thrown here, and changes nothing.
 ///
 /// Today: with `auth_token` set, only `HELLO`, `PING` and `QUIT` until `HELLO` has authenticated the session; and
-/// the daemon's own numbers (`$SYS.`, any number whose first token starts with `$`) may be subscribed to, never
+/// the daemon's own numbers (first token `$SYS`, ``Names/isSystem(_:)``) may be subscribed to, never
 /// created, removed or published to by a client (`DENIED`). The per-number permissions of shared/PROTOCOL.md
 /// ("Users and permissions") belong here too.
 enum CommandPolicy {

@@ -5,7 +5,9 @@ import SubscriptionProtocol
 /// a state directory the new number is on disk before the `+OK`.
 enum CreateCommand {
     static func run(_ number: String, retained: Bool, _ context: CommandContext) throws(ProtocolError) -> Reply {
-        let created = try context.inCenter { center throws(CenterError) in try center.create(number, retained: retained) }
+        let created = try context.inCenter { center throws(CenterError) in
+            try center.create(number, retained: retained)
+        }
         if created {
             try context.server.saveCreated(number, retained: retained)
             context.server.post(.numberCreated, JSONObject(

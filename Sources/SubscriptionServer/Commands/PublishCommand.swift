@@ -10,6 +10,7 @@ enum PublishCommand {
     static func run(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
     ) throws(ProtocolError) -> Reply {
+        try context.server.checkStateAccepts(publicationTo: number)
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
         // Framed only when some session will receive it.
@@ -25,7 +26,8 @@ enum PublishCommand {
         context.server.stats.messagesDelivered += UInt64(receivers)
         context.server.numberCounters.published(to: number)
         if let retainedRevision {
-            context.server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
+            context.server.saveValue(
+                of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
         }
         return .count(receivers)
     }

@@ -10,12 +10,13 @@ import SubscriptionSystem
 /// One client connection: its socket, parser, output queue and Dispatch sources, driven by a
 /// ``ConnectionStateMachine``.
 ///
-/// A session is a ``Customer`` of the center, held there until it is removed (``CustomerRetention/untilRemoved``):
-/// it leaves the center the moment it stops serving. It lives in its owner's session table until it closes, and every method runs on the loop's queue. The state machine decides; this class performs its actions
-/// on the socket. It knows the engine only through two narrow neighbours: the ``EventLoop`` (queue, buffers,
-/// end-of-turn flushing) and its ``SessionOwner`` (commands, and the news of its end). Closing is graceful where the protocol allows: the reply is flushed, the write side is shut down,
-/// and the input is drained until the peer closes (so the kernel does not reset the connection and destroy the
-/// reply), with a deadline. `@unchecked Sendable`: confined to that queue.
+/// A session is a ``Customer`` of the center, held there until it is removed (``CustomerRetention/untilRemoved``): it
+/// leaves the center the moment it stops serving. It lives in its owner's session table until it closes, and every
+/// method runs on the loop's queue. The state machine decides; this class performs its actions on the socket. It knows
+/// the engine only through two narrow neighbours: the ``EventLoop`` (queue, buffers, end-of-turn flushing) and its
+/// ``SessionOwner`` (commands, and the news of its end). Closing is graceful where the protocol allows: the reply is
+/// flushed, the write side is shut down, and the input is drained until the peer closes (so the kernel does not reset
+/// the connection and destroy the reply), with a deadline. `@unchecked Sendable`: confined to that queue.
 final class Session: Customer, @unchecked Sendable {
     typealias Message = Publication
 
@@ -69,8 +70,8 @@ final class Session: Customer, @unchecked Sendable {
     static let closeDeadline = DispatchTimeInterval.seconds(5)
 
     init(
-        id: UInt64, fd: Int32, isTCP: Bool, peerAddress: String, loop: EventLoop, owner: any SessionOwner, limits: ProtocolLimits,
-        maxPending: Int, needsAuthentication: Bool
+        id: UInt64, fd: Int32, isTCP: Bool, peerAddress: String, loop: EventLoop, owner: any SessionOwner,
+        limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool
     ) {
         self.id = id
         self.fd = fd
@@ -326,10 +327,11 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Writes what is pending; the state machine then arms the write source if the socket is full. Called once per
-    /// turn.
+    /// Writes what is pending, once the saved state is durable (``EventLoop/beforeOutput``); the state machine then
+    /// arms the write source if the socket is full. Called once per turn.
     func flush() {
         guard machine.phase != .closed else { return }
+        if let beforeOutput = loop.beforeOutput { beforeOutput() }
         do {
             let written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)
             loop.traffic.bytesOut += UInt64(written)
@@ -344,7 +346,6 @@ final class Session: Customer, @unchecked Sendable {
         if writeSource == nil {
             let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: loop.queue)
             source.setEventHandler {
-                if let beforeOutput = self.loop.beforeOutput { beforeOutput() }
                 self.flush()
                 self.loop.endOfTurn()
             }
@@ -369,6 +370,7 @@ final class Session: Customer, @unchecked Sendable {
         if actions.contains(.startCloseDeadline) {
             loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) {
                 self.perform(self.machine.closeDeadlinePassed())
+                self.loop.endOfTurn()
             }
         }
         if actions.contains(.pauseReading) { readSource?.suspend() }

@@ -30,10 +30,12 @@ final class EventLoop: @unchecked Sendable {
     /// How many iovecs one writev may take.
     let maxVectors: Int
     @exclusivity(unchecked) private var dirty: [Session] = []
-    /// Called before any output is written (at the end of each turn, and before a write source's flush): makes the
-    /// turn's saved state durable first, so no `+OK` leaves before what it acknowledges is on disk. Nil without a
-    /// state directory.
+    /// Called before a session writes anything (``Session/flush()``): makes the saved state durable first, so no
+    /// `+OK` leaves before what it acknowledges is on disk, whichever path wrote it. Nil without a state directory.
     var beforeOutput: (() -> Void)?
+    /// Work queued to run at the end of the turn, outside any delivery: the daemon's `$SYS.` notifications (a post
+    /// made while the center delivers, or while a session closes, must not reach sessions from inside that).
+    private var deferred: [() -> Void] = []
 
     /// Bytes, read and written, and malformed commands.
     struct TrafficCounters {
@@ -63,17 +65,33 @@ final class EventLoop: @unchecked Sendable {
         dirty.append(session)
     }
 
-    /// Ends a turn: ``beforeOutput``, then one flush (writev) per session that got output. A flush may make more sessions dirty (a resumed
-    /// session runs its buffered commands); they are flushed in the same turn.
+    /// Queues `work` for the end of this turn (``endOfTurn()`` runs it before the flushes).
+    func atEndOfTurn(_ work: @escaping () -> Void) {
+        deferred.append(work)
+    }
+
+    /// Ends a turn: the deferred work, then one flush (writev) per session that got output. A flush may make more
+    /// sessions dirty (a resumed session runs its buffered commands) or defer more work (a session that closed);
+    /// both are done in the same turn.
     func endOfTurn() {
-        if let beforeOutput { beforeOutput() }
-        var index = 0
-        while index < dirty.count {
-            let session = dirty[index]
-            session.isDirty = false
-            session.flush()
-            index += 1
+        repeat {
+            if !deferred.isEmpty { runDeferred() }
+            var index = 0
+            while index < dirty.count {
+                let session = dirty[index]
+                session.isDirty = false
+                session.flush()
+                index += 1
+            }
+            dirty.removeAll(keepingCapacity: true)
+        } while !deferred.isEmpty
+    }
+
+    private func runDeferred() {
+        while !deferred.isEmpty {
+            let work = deferred
+            deferred.removeAll()
+            for item in work { item() }
         }
-        dirty.removeAll(keepingCapacity: true)
     }
 }

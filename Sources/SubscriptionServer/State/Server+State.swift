@@ -22,19 +22,30 @@ extension Server {
         let (store, recovered, report) = try StateStore.open(directory: directory, policy: configuration.fsync)
         var opened: StateStore? = store
         defer { if let opened { try? opened.close() } }
+        // Everything saved comes back, even over max_numbers (a reload may have lowered it): a restart must not
+        // fail on numbers the daemon once accepted. New ones are refused until there is room again.
+        let limits = center.limits
+        center.limits.maxNumbers = .max
+        defer { center.limits = limits }
         for number in recovered.numbers {
             do {
                 try center.create(number.name, retained: number.kind == .retained)
             } catch {
                 throw ConfigurationError(
-                    key: "max_numbers", problem: "cannot restore '\(number.name)' from \(store.logPath): \(error)")
+                    key: "state_dir", problem: "cannot restore '\(number.name)' from \(store.logPath): \(error)")
             }
+        }
+        if center.clientNumberCount > limits.maxNumbers {
+            logger.warning(
+                "state: more numbers were restored than max_numbers allows; CREATE is refused until some are removed",
+                metadata: ["numbers": "\(center.clientNumberCount)", "max_numbers": "\(limits.maxNumbers)"])
         }
         for value in recovered.values.values {
             let message = Publication.make(
                 number: value.number, sender: value.sender, revision: value.revision, info: value.info,
                 payload: value.payload)
-            try center.restoreRetainedValue(of: value.number, revision: value.revision, value: message, sender: value.sender)
+            try center.restoreRetainedValue(
+                of: value.number, revision: value.revision, value: message, sender: value.sender)
         }
         if let truncation = report.truncation {
             logger.warning(
@@ -57,6 +68,10 @@ extension Server {
     /// error is the reply: nothing was created.
     func saveCreated(_ number: String, retained: Bool) throws(ProtocolError) {
         guard let state else { return }
+        if let refusal = stateRefusal {
+            _ = try? center.remove(number)
+            throw refusal
+        }
         do {
             try state.numberCreated(number, kind: retained ? .retained : .plain)
         } catch {
@@ -68,11 +83,27 @@ extension Server {
     /// Makes a removal durable, before the number is removed from the center. On failure nothing is removed.
     func saveRemoved(_ number: String) throws(ProtocolError) {
         guard let state, center.contains(number) else { return }
+        if let refusal = stateRefusal { throw refusal }
         do {
             try state.numberRemoved(number)
         } catch {
             throw stateFailed(error)
         }
+    }
+
+    /// After a failed save, the error every change that must be saved gets (until a restart); nil while saving works.
+    var stateRefusal: ProtocolError? {
+        guard state != nil, stats.stateFailures > 0 else { return nil }
+        return ProtocolError(.limit, "the state could not be saved (see the log); changes are refused until a restart")
+    }
+
+    /// Throws ``stateRefusal`` for a publication to a retained number, which would have to be saved. Cheap when
+    /// saving works (one comparison), so the publish path may call it every time.
+    func checkStateAccepts(publicationTo number: String) throws(ProtocolError) {
+        guard stats.stateFailures > 0, let refusal = stateRefusal,
+            case .some(.some) = try? center.retainedSlot(of: number)
+        else { return }
+        throw refusal
     }
 
     /// Buffers a retained number's new value; it reaches the log at ``commitState()``.
@@ -90,7 +121,8 @@ extension Server {
 
     /// The turn's buffered values written (and, with `fsync: turn`, synced) before its replies go out.
     func commitState() {
-        guard let state, state.hasUncommittedRecords else { return }
+        // After a failure nothing more is written (changes are refused until a restart): no write retried per turn.
+        guard let state, state.hasUncommittedRecords, stats.stateFailures == 0 else { return }
         do {
             try state.endOfTurn()
         } catch {
@@ -101,7 +133,7 @@ extension Server {
     /// Once a second from housekeeping: the sync of `fsync: everysec`, and a compaction when the log has grown to
     /// several times what it holds.
     func maintainState() {
-        guard let state else { return }
+        guard let state, stats.stateFailures == 0 else { return }
         do {
             if configuration.fsync == .everySecond { try state.commit() }
             if state.needsCompaction {
@@ -145,7 +177,9 @@ extension Server {
     private func reportStateFailure(_ error: StateError) {
         stats.stateFailures += 1
         if stats.stateFailures == 1 {
-            logger.critical("state: cannot save to state_dir; changes to numbers are refused from now on: \(error)")
+            logger.critical(
+                "state: cannot save to state_dir; CREATE, REMOVE and retained publications refused until a restart",
+                metadata: ["error": "\(error)"])
         }
     }
 }

@@ -9,16 +9,22 @@ extension Server {
         for topic in SystemTopic.allCases { try center.create(topic.rawValue) }
     }
 
-    /// Publishes a system notification (`event` and `time` first, then `object`'s fields). Nothing is encoded when
-    /// nobody subscribes to the topic.
+    /// Publishes a system notification (`event` and `time` first, then `object`'s fields) at the end of the turn,
+    /// outside any delivery or close that caused it (a slow consumer cut while the center delivers must not be
+    /// told about itself from inside that delivery). Nothing is encoded when nobody can be subscribed to the topic.
     func post(_ topic: SystemTopic, _ object: @autoclosure () -> JSONObject) {
-        let receivers = try? center.send(to: topic.rawValue) { () -> Publication in
-            let stamped = JSONObject([("event", .string(topic.event)), ("time", .string(UTCTimestamp.now()))] + object().fields)
-            return Publication.make(number: topic.rawValue, payload: Array(stamped.line.utf8))
-        }
-        if let receivers, receivers > 0 {
-            stats.messagesPublished += 1
-            stats.messagesDelivered += UInt64(receivers)
+        guard center.mayHaveSubscribers(topic.rawValue) else { return }
+        let stamped = JSONObject(
+            [("event", .string(topic.event)), ("time", .string(UTCTimestamp.now()))] + object().fields)
+        let payload = Array(stamped.line.utf8)
+        loop.atEndOfTurn { [unowned self] in
+            let receivers = try? center.send(to: topic.rawValue) { () -> Publication in
+                Publication.make(number: topic.rawValue, payload: payload)
+            }
+            if let receivers, receivers > 0 {
+                stats.messagesPublished += 1
+                stats.messagesDelivered += UInt64(receivers)
+            }
         }
     }
 

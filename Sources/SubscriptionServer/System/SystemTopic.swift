@@ -1,9 +1,10 @@
 import SubscriptionWire
 
-/// The daemon's own notifications (protocol 1.1, "System notifications"): numbers under `$SYS.` that subd creates
-/// at start and publishes to itself, one JSON object per message. Every object starts with `event` (the number
-/// without `$SYS.`, so a line of `subctl listen '$SYS.>'` says what it is) and `time` (UTC, ISO 8601). Clients may subscribe to them (`$SYS.>`), never
-/// create, remove or publish to them; `>` and other patterns whose first token is a wildcard do not match them.
+/// The daemon's own notifications (protocol 1.1, "System notifications"): numbers under `$SYS.` that subd creates at
+/// start and publishes to itself, one JSON object per message. Every object starts with `event` (the number without
+/// `$SYS.`, so a line of `subctl listen '$SYS.>'` says what it is) and `time` (UTC, ISO 8601). Clients may subscribe to
+/// them (`$SYS.>`), never create, remove or publish to them; `>` and other patterns whose first token is a wildcard do
+/// not match them.
 enum SystemTopic: String, CaseIterable {
     /// The topic's name in its notifications' `event` field: the number without `$SYS.`.
     var event: String { String(rawValue.dropFirst(Names.systemPrefix.count)) }
