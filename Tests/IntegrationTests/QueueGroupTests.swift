@@ -47,6 +47,23 @@ final class QueueGroupTests: IntegrationTestCase {
         XCTAssertEqual(try publisher.command("SEND JOBS last"), .ok("1"))
     }
 
+    /// Mid-stream: after a member's UNSUB is answered, the messages published from then on go to the others only.
+    func testAMemberThatLeavesMidStreamGetsNothingPublishedAfterItsUnsub() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["JOBS"]))
+        let members = try (0..<3).map { try connect(daemon, "member \($0)") }
+        for member in members { XCTAssertEqual(try member.command("SUB JOBS group=w"), .ok()) }
+        let publisher = try connect(daemon, "publisher")
+        for index in 0..<300 { XCTAssertEqual(try publisher.command("SEND JOBS before-\(index)"), .ok("1")) }
+        XCTAssertEqual(try members[0].command("UNSUB JOBS"), .ok())
+        let before = members[0].takePushes().compactMap(\.message)
+        XCTAssertEqual(before.count, 100, "its share of the first 300")
+        for index in 0..<300 { XCTAssertEqual(try publisher.command("SEND JOBS after-\(index)"), .ok("1")) }
+        XCTAssertEqual(try members[0].pushesBeforePing(), [], "nothing after its UNSUB")
+        let rest = try members[1...].map { try $0.pushesBeforePing().compactMap(\.message) }
+        XCTAssertEqual(rest.map(\.count), [250, 250], "100 each before, then 150 each")
+        XCTAssertEqual(rest.flatMap { $0 }.filter { $0.text.hasPrefix("after-") }.count, 300)
+    }
+
     func testASessionGetsAMessageOnceThoughItIsAPlainSubscriberAndAMember() throws {
         let daemon = try startDaemon(DaemonConfig(numbers: ["JOBS"]))
         let both = try connect(daemon, "both")
