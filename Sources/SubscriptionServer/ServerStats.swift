@@ -26,6 +26,10 @@ public struct ServerStats: Sendable, Equatable {
     public var slowConsumers: UInt64 { closed[.slowConsumer] ?? 0 }
     /// Malformed commands answered with -ERR by the parser.
     public var protocolErrors: UInt64 = 0
+    /// `HELLO`s that failed (a wrong or missing secret, an unknown user).
+    public var authFailures: UInt64 = 0
+    /// Commands answered `-ERR DENIED` (a user without the right, or a write to a `$SYS.` number).
+    public var denied: UInt64 = 0
     /// Changes that could not be saved to `state_dir` (a failed write or sync; the first is logged at critical).
     public var stateFailures: UInt64 = 0
 
@@ -50,6 +54,8 @@ public struct ServerStats: Sendable, Equatable {
             "refused_connections \(refusedConnections)",
             "accept_failures \(acceptFailures)",
             "state_failures \(stateFailures)",
+            "auth_failures \(authFailures)",
+            "denied \(denied)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
     }
 }

@@ -43,4 +43,31 @@ final class AuthTests: IntegrationTestCase {
                                          environment: ["SUBD_TOKEN": "s3cret"])
         XCTAssertEqual(environment.lines, ["published to 0 receivers"], "\(environment)")
     }
+
+    /// A failed HELLO is answered only after a delay that grows with each failure on the connection (0.5 s, then
+    /// 1 s, ...); commands sent behind it wait, and are answered in order; STATS counts the failures and the log
+    /// names the peer's address. Another connection is not slowed.
+    func testFailedHellosAreSlowedDownMoreEachTimeAndCounted() throws {
+        let daemon = try startDaemon(config)
+        let client = try connect(daemon, timeout: 5)
+        var delays: [TimeInterval] = []
+        for _ in 0..<2 {
+            let start = Date()
+            try client.send("HELLO token=wrong\nPING\n")
+            assertError(try client.readReply(), "AUTH", "wrong token")
+            delays.append(Date().timeIntervalSince(start))
+            XCTAssertEqual(try client.readReply(), .status("PONG"), "the PING behind it, in order")
+        }
+        XCTAssertGreaterThanOrEqual(delays[0], 0.45, "\(delays)")
+        XCTAssertGreaterThanOrEqual(delays[1], 0.95, "\(delays)")
+        let other = try connect(daemon, "another connection")
+        let start = Date()
+        guard case .status = try other.command("HELLO token=s3cret") else { return XCTFail("right token refused") }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.4, "not slowed by the other's failures")
+        XCTAssertEqual(try stats(other)["auth_failures"], "2")
+        XCTAssertTrue(daemon.log.contains("HELLO failed"), daemon.log)
+        XCTAssertTrue(daemon.log.contains("address=127.0.0.1:"), daemon.log)
+        guard case .status = try client.command("HELLO token=s3cret") else { return XCTFail("then the right one") }
+        XCTAssertEqual(try client.command("SUB N"), .ok())
+    }
 }

@@ -133,4 +133,38 @@ final class ConnectionStateMachineTests: XCTestCase {
         machine.marks = .init(maxPending: 1 << 20)
         XCTAssertEqual(machine.commandRan(outputHeld: (512 << 10) + 1), .pauseReading)
     }
+
+    func testAPenaltyStopsCommandsAndOutputAndSuspendsTheSourceOnceWhateverPausedFirst() {
+        var machine = open()
+        XCTAssertEqual(machine.penaltyStarted(), .pauseReading)
+        XCTAssertFalse(machine.isReading)
+        XCTAssertTrue(machine.isOutputHeld)
+        XCTAssertTrue(machine.isReadSourceSuspended)
+        XCTAssertEqual(machine.penaltyStarted(), [], "already sitting out")
+        XCTAssertEqual(machine.commandRan(outputHeld: 8 << 20), [], "no second suspend of the source")
+        XCTAssertEqual(machine.penaltyEnded(), [.resumeReading, .flush])
+        XCTAssertTrue(machine.isReading)
+        XCTAssertFalse(machine.isOutputHeld)
+        XCTAssertEqual(machine.penaltyEnded(), [], "once")
+
+        // Flow control first, then a penalty: the source is suspended once; the penalty's end flushes, and the
+        // drained output resumes reading.
+        var paused = open()
+        XCTAssertEqual(paused.commandRan(outputHeld: (4 << 20) + 1), .pauseReading)
+        XCTAssertEqual(paused.penaltyStarted(), [], "the source is already suspended")
+        XCTAssertEqual(paused.flushed(outputIsEmpty: true, outputHeld: 0), .proceed([]),
+                       "below the resume mark, but the penalty keeps the source suspended")
+        XCTAssertEqual(paused.penaltyEnded(), [.resumeReading, .flush])
+        XCTAssertTrue(paused.isReading)
+        XCTAssertFalse(paused.isReadSourceSuspended)
+    }
+
+    func testAPenaltyThatOutlastsTheConnectionsOpenPhaseStillFlushesItsReplyOnClose() {
+        var machine = open()
+        _ = machine.penaltyStarted()
+        _ = machine.closeRequested(.authTimeout)
+        XCTAssertEqual(machine.phase, .closing)
+        XCTAssertEqual(machine.penaltyEnded(), .flush, "what it held goes out, then the graceful close goes on")
+        XCTAssertTrue(machine.isReadSourceSuspended == machine.isReadingPaused)
+    }
 }

@@ -25,6 +25,7 @@ extension Server {
             case .quit: reply = QuitCommand.run(context)
             }
         } catch {
+            if error.code == .denied { stats.denied += 1 }
             session.queueError(error)
             return
         }

@@ -20,6 +20,8 @@ public enum CloseReason: String, CaseIterable, Sendable {
     case commandTimeout = "command_timeout"
     /// It did not authenticate within `auth_timeout`.
     case authTimeout = "auth_timeout"
+    /// Its `HELLO` failed ``HelloCommand/maxFailures`` times.
+    case authFailures = "auth_failures"
     /// The daemon stopped (SIGTERM drain).
     case shutdown
 

@@ -80,6 +80,9 @@ struct ConnectionStateMachine {
     /// True while reading is paused because the session's own output is backed up (the read source is suspended).
     /// Closing leaves it as it was, so the session knows to resume the source before cancelling it.
     private(set) var isReadingPaused = false
+    /// True while the session sits out a failed `HELLO`'s delay: no command runs, reading is paused, and its output
+    /// (the `-ERR AUTH` reply) waits. Ends with ``penaltyEnded()``.
+    private(set) var isPenalized = false
     /// True once the peer closed its side (read returned 0).
     private(set) var hasInputEnded = false
     /// True while the write source watches for room (false: suspended, or not made yet). Closing leaves it as it
@@ -99,14 +102,40 @@ struct ConnectionStateMachine {
         self.marks = marks
     }
 
-    /// True while the session takes commands from the socket: open and not paused.
-    var isReading: Bool { phase == .open && !isReadingPaused }
+    /// True while the session takes commands from the socket: open, not paused and not sitting out a penalty.
+    var isReading: Bool { phase == .open && !isReadingPaused && !isPenalized }
+
+    /// True while the read source is suspended (by flow control or a penalty): it must be resumed before it is
+    /// cancelled.
+    var isReadSourceSuspended: Bool { isReadingPaused || isPenalized }
+
+    /// True while output must wait (a penalty's delay).
+    var isOutputHeld: Bool { isPenalized }
 
     // MARK: Events
 
+    /// A `HELLO` failed: the session stops reading and running commands, and holds its output, until
+    /// ``penaltyEnded()``. Only an open session that is not already penalized.
+    mutating func penaltyStarted() -> Actions {
+        guard phase == .open, !isPenalized else { return [] }
+        isPenalized = true
+        // The source is suspended once, whichever pause came first.
+        return isReadingPaused ? [] : .pauseReading
+    }
+
+    /// The penalty's delay passed: reading resumes (unless flow control still holds it) and the held output is
+    /// flushed.
+    mutating func penaltyEnded() -> Actions {
+        guard isPenalized else { return [] }
+        isPenalized = false
+        // A session that began closing meanwhile (a timeout) still flushes what it holds, then closes.
+        guard phase == .open else { return phase == .closing ? .flush : [] }
+        return isReadingPaused ? .flush : [.resumeReading, .flush]
+    }
+
     /// A command ran and the session's own output now holds `heldBytes`: past the pause mark, reading stops.
     mutating func commandRan(outputHeld heldBytes: Int) -> Actions {
-        guard phase == .open, !isReadingPaused, heldBytes > marks.pauseAbove else { return [] }
+        guard phase == .open, !isReadingPaused, !isPenalized, heldBytes > marks.pauseAbove else { return [] }
         isReadingPaused = true
         return .pauseReading
     }
@@ -176,7 +205,8 @@ struct ConnectionStateMachine {
         }
         if phase == .open && isReadingPaused && heldBytes < marks.resumeBelow {
             isReadingPaused = false
-            actions.insert(.resumeReading)
+            // A penalty keeps the source suspended; its end resumes it.
+            if !isPenalized { actions.insert(.resumeReading) }
         }
         if phase == .closing && outputIsEmpty && !isOutputShutDown {
             isOutputShutDown = true

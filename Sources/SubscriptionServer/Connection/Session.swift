@@ -51,6 +51,8 @@ final class Session: Customer, @unchecked Sendable {
     @exclusivity(unchecked) var name: String?
     /// True once HELLO presented the right token (or when no token is configured).
     var isAuthenticated: Bool
+    /// How many `HELLO`s failed on this connection (each makes the next delay longer).
+    var authFailures = 0
     /// True while the session waits in the loop's list of sessions to flush at the end of the turn.
     /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
     @exclusivity(unchecked) var isDirty = false
@@ -192,6 +194,16 @@ final class Session: Customer, @unchecked Sendable {
         loop.markDirty(self)
     }
 
+    /// Sits out a failed `HELLO`: for `seconds` no command runs, nothing is read and the output (the `-ERR AUTH`
+    /// reply) waits; then all go on in order.
+    func sitOut(seconds: Double) {
+        perform(machine.penaltyStarted())
+        loop.queue.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000))) {
+            self.perform(self.machine.penaltyEnded())
+            self.loop.endOfTurn()
+        }
+    }
+
     /// Stops taking commands and closes gracefully for `reason` (QUIT, a fatal protocol error): the replies so far
     /// are flushed first.
     func requestClose(_ reason: CloseReason) {
@@ -330,7 +342,7 @@ final class Session: Customer, @unchecked Sendable {
     /// Writes what is pending, once the saved state is durable (``EventLoop/beforeOutput``); the state machine then
     /// arms the write source if the socket is full. Called once per turn.
     func flush() {
-        guard machine.phase != .closed else { return }
+        guard machine.phase != .closed, !machine.isOutputHeld else { return }
         if let beforeOutput = loop.beforeOutput { beforeOutput() }
         do {
             let written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)
@@ -400,7 +412,7 @@ final class Session: Customer, @unchecked Sendable {
         parser = CommandParser(limits: parser.limits)
         // A suspended source must be resumed before it is cancelled.
         if let source = readSource {
-            if machine.isReadingPaused { source.resume() }
+            if machine.isReadSourceSuspended { source.resume() }
             source.cancel()
         }
         if let source = writeSource {

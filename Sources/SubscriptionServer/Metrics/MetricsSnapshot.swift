@@ -40,6 +40,7 @@ struct MetricsSnapshot {
             "bytes_out": "subd_sent_bytes_total", "slow_consumers": "subd_slow_consumers_total",
             "protocol_errors": "subd_protocol_errors_total", "refused_connections": "subd_refused_connections_total",
             "accept_failures": "subd_accept_failures_total", "state_failures": "subd_state_failures_total",
+            "auth_failures": "subd_auth_failures_total", "denied": "subd_denied_commands_total",
         ]
         for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
         return keys
@@ -84,6 +85,9 @@ struct MetricsSnapshot {
         text.single(
             "subd_state_failures_total", .counter, help: "Changes that could not be saved to state_dir.",
             stats.stateFailures)
+        text.single("subd_auth_failures_total", .counter, help: "HELLOs that failed.", stats.authFailures)
+        text.single(
+            "subd_denied_commands_total", .counter, help: "Commands answered -ERR DENIED.", stats.denied)
         text.family(
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {
