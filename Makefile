@@ -15,13 +15,16 @@ SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 all: build
 
-## deps: install the Debian packages the build needs when missing (libsystemd-dev for sd_notify & co.)
+## deps: install the Debian packages the build needs when missing (libsystemd-dev for sd_notify & co., libssl-dev for
+## the users' secret hashes and TLS)
 deps:
 	@pkg-config --exists libsystemd 2>/dev/null || $(MAKE) --no-print-directory apt PACKAGES="pkg-config libsystemd-dev"
+	@pkg-config --exists openssl 2>/dev/null || $(MAKE) --no-print-directory apt PACKAGES="pkg-config libssl-dev"
 
 ## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate),
 ## iproute2's (ip for a network namespace, ss for socket timers), curl and Debian's python3 with prometheus_client
-## (the metrics endpoint is read with both), strace (replies are seen to leave only after the state's sync)
+## (the metrics endpoint is read with both), strace (replies are seen to leave only after the state's sync), the
+## openssl command (certificates and a TLS client for the TLS tests)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
@@ -29,6 +32,7 @@ deps-test: deps
 		|| $(MAKE) --no-print-directory apt PACKAGES="iproute2"
 	@command -v curl >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="curl"
 	@command -v strace >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="strace"
+	@command -v openssl >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="openssl"
 	@/usr/bin/python3 -c "import prometheus_client.parser" 2>/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="python3-prometheus-client"
 

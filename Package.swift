@@ -60,12 +60,15 @@ let package = Package(
         .target(name: "SubscriptionSystem", dependencies: ["CSubdShim"]),
         // libsystemd's sd-daemon API (readiness, watchdog, socket activation), for subd only.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // OpenSSL from Debian: libcrypto for the users' salted secret hashes (PBKDF2, random salts, constant-time
+        // compares), libssl for TLS listeners.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         // The daemon engine: BSD sockets + Dispatch around the center.
         .target(
             name: "SubscriptionServer",
             dependencies: [
                 "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire", "SubscriptionSystem",
-                "CSubdShim",
+                "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -74,7 +77,7 @@ let package = Package(
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer", "SubscriptionState", "SubscriptionSystem", "CSystemd",
+                "SubscriptionServer", "SubscriptionState", "SubscriptionSystem", "SubscriptionWire", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),

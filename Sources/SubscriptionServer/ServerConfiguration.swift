@@ -42,6 +42,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxNumbers = 100_000
     /// Secret that HELLO must present before any other command; nil for none.
     public var authToken: String? = nil
+    /// The users (`users:`) who may authenticate with `HELLO name=<user> token=<secret>`, each with a salted hash of
+    /// the secret and its own rights; empty for none (the default).
+    public var users: [UserAccount] = []
     /// How long a SIGTERM drain may take before the remaining connections are dropped, in seconds.
     public var drainSeconds = 5.0
     /// TCP keepalive on accepted connections (`tcp_keepalive_idle`, `_interval`, `_count`).
@@ -133,6 +136,17 @@ public struct ServerConfiguration: Sendable, Equatable {
             guard !Names.isSystem(number) else {
                 throw ConfigurationError(
                     key: "numbers", problem: "'\(number)': numbers whose first token is $SYS are the daemon's")
+            }
+        }
+        // String equality on purpose, not ExactName: two spellings of `café` are refused as one name listed twice
+        // (a log or `from=` could not tell the two users apart).
+        var userIndexes: [String: Int] = [:]
+        for (index, user) in users.enumerated() {
+            try user.validate(index: index)
+            if let first = userIndexes.updateValue(index, forKey: user.name) {
+                throw ConfigurationError(
+                    key: UserAccount.configKey(index: index, name: user.name),
+                    problem: "name is also users[\(first)]'s: each user is listed once")
             }
         }
         guard !listen.isEmpty || unixSocket != nil else {

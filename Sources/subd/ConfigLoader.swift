@@ -55,15 +55,21 @@ struct ConfigLoader {
             }
             text = nil
         }
+        var users: [UserAccount] = []
         // A document of comments only (every key left at its default) has nothing for the file provider to read.
-        if let text, try Self.checkedKeys(of: text) {
+        if let text, let document = try Self.checkedDocument(of: text) {
+            users = try UsersConfig.accounts(in: document)
             do {
-                providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+                if document["users"] == nil {
+                    providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+                } else {
+                    providers.append(try DocumentProvider(document, without: "users", name: file))
+                }
             } catch {
                 throw ConfigurationError(key: "--config", problem: "cannot read '\(file)': \(error)")
             }
         }
-        return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file)
+        return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file, users: users)
     }
 
     /// Every key subd reads, as written in the YAML file.
@@ -72,12 +78,12 @@ struct ConfigLoader {
         "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
         "tcp_keepalive_idle", "tcp_keepalive_interval", "tcp_keepalive_count", "command_timeout", "auth_timeout",
         "sys_interval",
-        "metrics_listen", "metrics_top_numbers", "state_dir", "fsync",
+        "metrics_listen", "metrics_top_numbers", "state_dir", "fsync", "users",
     ]
 
     /// Parses the YAML and refuses a top-level key subd does not know (a typo would otherwise be ignored without a
-    /// word). Returns false for an empty document (only comments), true for a mapping with keys.
-    static func checkedKeys(of text: String) throws(ConfigurationError) -> Bool {
+    /// word). Returns nil for an empty document (only comments), else the mapping of keys.
+    static func checkedDocument(of text: String) throws(ConfigurationError) -> Node.Mapping? {
         let document: Node?
         do {
             document = try Yams.compose(yaml: text)
@@ -86,7 +92,7 @@ struct ConfigLoader {
             let reason = "\(error)".split(whereSeparator: \.isNewline).joined(separator: "; ")
             throw ConfigurationError(key: "--config", problem: "not valid YAML: \(reason)")
         }
-        guard let document else { return false }
+        guard let document else { return nil }
         guard let mapping = document.mapping else {
             throw ConfigurationError(key: "--config", problem: "the file must be a mapping of keys to values")
         }
@@ -97,7 +103,7 @@ struct ConfigLoader {
                 key: name, problem: "unknown key (known keys: \(knownKeys.sorted().joined(separator: ", ")))"
             )
         }
-        return !mapping.keys.isEmpty
+        return mapping.keys.isEmpty ? nil : mapping
     }
 
     /// `state_dir`; when the key is not set at all, systemd's `$STATE_DIRECTORY` (the unit's `StateDirectory=`, the
@@ -110,8 +116,9 @@ struct ConfigLoader {
         return String(first)
     }
 
-    private func settings(file: String) throws(ConfigurationError) -> Loaded {
+    private func settings(file: String, users: [UserAccount]) throws(ConfigurationError) -> Loaded {
         var server = ServerConfiguration()
+        server.users = users
         if let listen = try strings("listen") {
             var addresses: [ListenAddress] = []
             for text in listen { addresses.append(try ListenAddress(parsing: text)) }
@@ -196,5 +203,49 @@ struct ConfigLoader {
             }
             throw ConfigurationError(key: key, problem: "must be \(kind) (\(error))")
         }
+    }
+}
+
+/// The config document without a key swift-configuration's YAML reader refuses (`users:`, a list of mappings, which
+/// ``UsersConfig`` reads), as a provider: the rest is written back as YAML and read by that reader.
+private struct DocumentProvider: ConfigProvider {
+    private let document: YAMLSnapshot
+
+    /// `document` without its `key`, named `name` (the file) in swift-configuration's errors.
+    init(_ document: Node.Mapping, without key: String, name: String) throws {
+        let rest = Node.Mapping(document.filter { $0.key.string != key }.map { ($0.key, $0.value) })
+        let text = try Yams.serialize(node: .mapping(rest), allowUnicode: true)
+        let bytes = Array(text.utf8)
+        self.document = try YAMLSnapshot(data: bytes.span.bytes, providerName: name, parsingOptions: .default)
+    }
+
+    var providerName: String { document.providerName }
+
+    func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        try document.value(forKey: key, type: type)
+    }
+
+    nonisolated(nonsending) func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws
+        -> LookupResult
+    {
+        try document.value(forKey: key, type: type)
+    }
+
+    nonisolated(nonsending) func watchValue<Return: ~Copyable>(
+        forKey key: AbsoluteConfigKey, type: ConfigType,
+        updatesHandler: nonisolated(nonsending) (
+            ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
+        ) async throws -> Return
+    ) async throws -> Return {
+        try await watchValueFromValue(forKey: key, type: type, updatesHandler: updatesHandler)
+    }
+
+    func snapshot() -> any ConfigSnapshot { document }
+
+    nonisolated(nonsending) func watchSnapshot<Return: ~Copyable>(
+        updatesHandler: nonisolated(nonsending) (ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws
+            -> Return
+    ) async throws -> Return {
+        try await watchSnapshotFromSnapshot(updatesHandler: updatesHandler)
     }
 }

@@ -12,6 +12,11 @@ func writeToStandardError(_ text: String) {
     text.withUTF8 { bytes in _ = write(2, bytes.baseAddress, bytes.count) }
 }
 
+// A verb that is not the daemon, run before any signal is caught (a SIGTERM ends it as it would any command).
+if CommandLine.arguments.dropFirst().first == "hash-secret" {
+    exit(HashSecretCommand.run(Array(CommandLine.arguments.dropFirst(2))))
+}
+
 // Caught from the first instruction on: a SIGTERM while the config loads still ends in a clean exit, and a SIGHUP
 // waits for the start to finish, then reloads.
 let signals = SignalPipe(signals: [SIGTERM, SIGINT, SIGHUP])
