@@ -23,6 +23,7 @@ extension Server {
     /// - `max_line`, `max_payload` and `max_pending` apply to every open session from its next command on;
     ///   `max_connections`, `max_subscriptions` and `max_numbers` to the next request they limit.
     /// - `auth_token` applies to the next `HELLO`; sessions that are already in stay in.
+    /// - `users` applies to the next `HELLO`, and to the sessions of users it changes (``applyUsers(_:)``).
     /// - TCP keepalive settings apply to the open TCP connections too; `command_timeout` and `auth_timeout` to every
     ///   open session from the next liveness check; a new `sys_interval` restarts the `$SYS.stats` timer.
     /// - Listed numbers that do not exist are created. Numbers dropped from the list stay: they are removed
@@ -66,6 +67,7 @@ extension Server {
             }
             configuration = applied
             if new.sysInterval != running.sysInterval { startSystemStats() }
+            if new.users != running.users { applyUsers(new.users) }
             numberCounters.setEnabled(applied.countsNumbers)
             center.limits = .init(maxSubscriptionsPerCustomer: new.maxSubscriptions, maxNumbers: new.maxNumbers)
             let keepaliveChanged = new.tcpKeepalive != running.tcpKeepalive

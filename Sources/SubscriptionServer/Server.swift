@@ -8,6 +8,7 @@ import SubscriptionCenter
 import SubscriptionProtocol
 import SubscriptionState
 import SubscriptionSystem
+import SubscriptionWire
 
 /// The daemon's engine: listening sockets, sessions and the subscription center, all owned by one serial queue.
 ///
@@ -37,6 +38,8 @@ public final class Server: @unchecked Sendable {
     @exclusivity(unchecked) var numberCounters: NumberCounters
     /// The `metrics_listen` endpoint, while it serves.
     var metricsListener: MetricsListener?
+    /// The configured users by name (``applyUsers(_:)``).
+    var users: [ExactName: UserAccount]
 
     private var listeners: [Listener] = []
     /// Runs ``housekeeping()`` a few times a second.
@@ -61,6 +64,7 @@ public final class Server: @unchecked Sendable {
         self.configuration = configuration
         self.logger = logger
         self.numberCounters = NumberCounters(enabled: configuration.countsNumbers)
+        self.users = Self.directory(of: configuration.users)
         self.center = SubscriptionCenter(
             limits: .init(maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
         )
@@ -252,7 +256,7 @@ public final class Server: @unchecked Sendable {
                 owner: self,
                 limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
-                needsAuthentication: configuration.authToken != nil
+                needsAuthentication: requiresAuthentication
             )
             nextSessionID += 1
             sessions[session.id] = session
@@ -293,7 +297,7 @@ public final class Server: @unchecked Sendable {
     private func housekeeping() {
         let policy = configuration.liveness
         let now = MonotonicClock.nanoseconds()
-        let authenticationRequired = configuration.authToken != nil
+        let authenticationRequired = requiresAuthentication
         var expired: [(Session, LivenessPolicy.Expiry)] = []
         for session in sessions.values {
             session.releaseIdleMemory()

@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var commandTimeout = 60.0
     /// With `auth_token` set, seconds a connection may stay without a successful HELLO; 0 is off.
     public var authTimeout = 10.0
+    /// Seconds a failed `HELLO` waits for each failure so far on its connection (0.5 s, 1 s, ... by default).
+    public var authFailureDelay = 0.5
     /// Where the created numbers and the retained values are kept across restarts (`subd-state.log` in it); nil
     /// for nowhere: a restart forgets them.
     public var stateDirectory: String? = nil
@@ -110,6 +112,7 @@ public struct ServerConfiguration: Sendable, Equatable {
         }
         let periods = [
             ("command_timeout", commandTimeout), ("auth_timeout", authTimeout), ("sys_interval", sysInterval),
+            ("auth_failure_delay", authFailureDelay),
         ]
         for (key, seconds) in periods {
             guard seconds.isFinite, (0...86_400).contains(seconds) else {

@@ -77,6 +77,7 @@ struct ConfigLoader {
         "listen", "unix_socket", "unix_socket_mode", "numbers", "max_line", "max_payload", "max_pending",
         "max_connections", "max_subscriptions", "max_numbers", "auth_token", "log_level",
         "tcp_keepalive_idle", "tcp_keepalive_interval", "tcp_keepalive_count", "command_timeout", "auth_timeout",
+        "auth_failure_delay",
         "sys_interval",
         "metrics_listen", "metrics_top_numbers", "state_dir", "fsync", "users",
     ]
@@ -146,6 +147,7 @@ struct ConfigLoader {
         server.tcpKeepalive.count = try int("tcp_keepalive_count", default: server.tcpKeepalive.count)
         server.commandTimeout = try seconds("command_timeout", default: server.commandTimeout)
         server.authTimeout = try seconds("auth_timeout", default: server.authTimeout)
+        server.authFailureDelay = try seconds("auth_failure_delay", default: server.authFailureDelay)
         server.sysInterval = try seconds("sys_interval", default: server.sysInterval)
         if let address = try string("metrics_listen"), !address.isEmpty {
             server.metricsListen = try ListenAddress(parsing: address, key: "metrics_listen")

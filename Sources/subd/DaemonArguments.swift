@@ -16,6 +16,7 @@ struct DaemonArguments {
     /// The usage text for `--help` and usage errors.
     static let usage = """
         usage: subd [--config FILE] [--listen HOST:PORT]... [--unix PATH] [--log-level LEVEL]
+               subd hash-secret [--iterations N]    (reads a secret on stdin, prints the users: secret_hash)
 
         Runs the subd publish/subscribe daemon in the foreground.
 

@@ -164,7 +164,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.penaltyStarted()
         _ = machine.closeRequested(.authTimeout)
         XCTAssertEqual(machine.phase, .closing)
-        XCTAssertEqual(machine.penaltyEnded(), .flush, "what it held goes out, then the graceful close goes on")
-        XCTAssertTrue(machine.isReadSourceSuspended == machine.isReadingPaused)
+        XCTAssertEqual(machine.penaltyEnded(), [.resumeReading, .flush],
+                       "what it held goes out, and the closing drain reads on to the peer's end")
+        XCTAssertFalse(machine.isReadSourceSuspended, "nothing left suspended for the tear-down")
     }
 }

@@ -29,6 +29,7 @@ extension Server {
             session.queueError(error)
             return
         }
+        if case .later = reply { return }
         session.queue(reply)
     }
 }

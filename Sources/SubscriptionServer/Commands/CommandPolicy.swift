@@ -4,10 +4,13 @@ import SubscriptionProtocol
 /// The one point every command passes before its handler runs (mosquitto's `mosquitto_acl_check` before each
 /// `handle__*`): a command the session may not send is answered with the error thrown here, and changes nothing.
 ///
-/// Today: with `auth_token` set, only `HELLO`, `PING` and `QUIT` until `HELLO` has authenticated the session; and
-/// the daemon's own numbers (first token `$SYS`, ``Names/isSystem(_:)``) may be subscribed to, never
-/// created, removed or published to by a client (`DENIED`). The per-number permissions of shared/PROTOCOL.md
-/// ("Users and permissions") belong here too.
+/// - With `auth_token` or `users` set, only `HELLO`, `PING` and `QUIT` until `HELLO` has authenticated the session
+///   (`AUTH`).
+/// - A user's session (shared/PROTOCOL.md, "Users and permissions") may `CREATE`/`REMOVE` only with the right,
+///   `PUB`/`SEND` only to numbers its publish patterns permit, `SUB` only patterns whose every number its subscribe
+///   patterns permit, and `GET` only numbers it may subscribe to (`DENIED`; a PUB's payload was read already).
+/// - The daemon's own numbers (first token `$SYS`, ``Names/isSystem(_:)``) may be subscribed to, never created,
+///   removed or published to by a client (`DENIED`).
 enum CommandPolicy {
     /// Throws the error to answer when `session` may not run `command`.
     static func authorize(_ command: Command, for session: Session) throws(ProtocolError) {
@@ -18,12 +21,29 @@ enum CommandPolicy {
             }
         }
         switch command {
-        case .create(let number, _), .remove(let number), .publish(let number, _, _), .send(let number, _):
-            if Names.isSystem(number) {
-                throw ProtocolError(.denied, "'\(number)' belongs to the daemon: subscribe to it, do not write to it")
+        case .create(let number, _), .remove(let number):
+            try checkNotSystem(number)
+            if let rights = session.rights, !rights.user.mayCreateAndRemove {
+                throw ProtocolError(.denied, "user '\(rights.user.name)' may not create or remove numbers")
+            }
+        case .publish(let number, _, _), .send(let number, _):
+            try checkNotSystem(number)
+            if let rights = session.rights, !rights.mayPublish(to: number) {
+                throw ProtocolError(.denied, "user '\(rights.user.name)' may not publish to '\(number)'")
+            }
+        case .subscribe(let pattern, _, _), .get(let pattern):
+            if let rights = session.rights, !rights.maySubscribe(to: pattern) {
+                throw ProtocolError(
+                    .denied, "user '\(rights.user.name)' may not subscribe to every number '\(pattern)' can match")
             }
         default:
             return
+        }
+    }
+
+    private static func checkNotSystem(_ number: String) throws(ProtocolError) {
+        if Names.isSystem(number) {
+            throw ProtocolError(.denied, "'\(number)' belongs to the daemon: subscribe to it, do not write to it")
         }
     }
 }

@@ -1,12 +1,20 @@
+import Dispatch
+import SubscriptionWire
 import SubscriptionProtocol
 
-/// `HELLO [name=<client-name>] [token=<secret>]`: names the session (its `from=`) and, with `auth_token` set,
-/// authenticates it. Once authenticated, a HELLO without a token only renames it.
+/// `HELLO [name=<client-name>] [token=<secret>]`: names the session (its `from=`) and, with `auth_token` or `users`
+/// set, authenticates it.
 ///
-/// A failed HELLO (a wrong or missing secret) is counted (STATS `auth_failures`), logged at warning with the peer's
-/// address, and slowed down: the session sits out `auth_failure_delay` times the number of failures so far on this
-/// connection before its `-ERR AUTH` goes out and its next command runs; the ``maxFailures``th failure closes the
-/// connection after its reply.
+/// - `HELLO name=<user> token=<secret>` of a configured user: the secret is checked against the stored hash on a
+///   worker thread (a PBKDF2 takes milliseconds; the event loop goes on), while the session is held; then the
+///   session has the user's rights and the user's name, which it cannot change (its `from=` is verified).
+/// - `token=` equal to `auth_token`: every right, any name (the shared token works as it always did).
+/// - Once authenticated, a HELLO without a token only renames the session (not a user's session: `DENIED`).
+///
+/// A failed HELLO (a wrong or missing secret, an unknown user) is counted (STATS `auth_failures`), logged at
+/// warning with the peer's address, and slowed down: the session sits out `auth_failure_delay` times the number of
+/// failures so far on this connection before its `-ERR AUTH` goes out and its next command runs; the
+/// ``maxFailures``th failure closes the connection after its reply.
 enum HelloCommand {
     /// The protocol version HELLO announces.
     static let protocolVersion = "1.1"
@@ -15,22 +23,59 @@ enum HelloCommand {
 
     static func run(name: String?, token: String?, _ context: CommandContext) throws(ProtocolError) -> Reply {
         let session = context.session
-        if let required = context.configuration.authToken {
-            if let token, !SecretComparison.equal(token, required) {
-                throw failed(ProtocolError(.auth, "wrong token"), context)
+        let server = context.server
+        if let token {
+            if let name, let user = server.users[ExactName(name)] {
+                verify(token, of: user, context)
+                return .later
             }
-            if token == nil && !session.isAuthenticated {
-                throw failed(ProtocolError(.auth, "this server needs HELLO token=<secret>"), context)
+            guard let required = context.configuration.authToken, SecretComparison.equal(token, required) else {
+                throw failed(ProtocolError(.auth, server.users.isEmpty ? "wrong token" : "wrong name or secret"), context)
             }
+            session.rights = nil
+        } else if !session.isAuthenticated && server.requiresAuthentication {
+            throw failed(ProtocolError(.auth, "this server needs HELLO [name=<user>] token=<secret>"), context)
+        } else if let rights = session.rights, let name, name != rights.user.name {
+            throw ProtocolError(.denied, "a session of user '\(rights.user.name)' keeps its name")
         }
         session.isAuthenticated = true
         if let name { session.name = name }
-        return .ok("subd \(SubdVersion.current) proto=\(protocolVersion) session=\(session.id)")
+        return welcome(session)
+    }
+
+    /// The reply to a successful HELLO.
+    static func welcome(_ session: Session) -> Reply {
+        .ok("subd \(SubdVersion.current) proto=\(protocolVersion) session=\(session.id)")
+    }
+
+    /// Checks `secret` against `user`'s hash off the event loop, holding the session meanwhile; then answers.
+    private static func verify(_ secret: String, of user: UserAccount, _ context: CommandContext) {
+        let session = context.session
+        let server = context.server
+        session.hold()
+        DispatchQueue.global().async {
+            let matches = user.secret.verify(secret)
+            server.queue.async {
+                guard session.machine.phase != .closed else { return }
+                // The user may have been removed or changed by a reload while the check ran.
+                if matches, server.users[ExactName(user.name)] == user {
+                    session.isAuthenticated = true
+                    session.rights = UserRights(user)
+                    session.name = user.name
+                    session.queue(welcome(session))
+                    session.release()
+                } else {
+                    let context = CommandContext(session: session, server: server)
+                    session.queueError(failed(ProtocolError(.auth, "wrong name or secret"), context, held: true))
+                }
+                server.loop.endOfTurn()
+            }
+        }
     }
 
     /// Counts, logs and slows down a failed HELLO (or closes the connection at the last allowed failure); returns the
-    /// error to answer.
-    static func failed(_ error: ProtocolError, _ context: CommandContext) -> ProtocolError {
+    /// error to answer. `held`: the session is held already (its secret was being checked).
+    static func failed(_ error: ProtocolError, _ context: CommandContext, held: Bool = false) -> ProtocolError {
         let session = context.session
         session.authFailures += 1
         context.server.stats.authFailures += 1
@@ -40,14 +85,13 @@ enum HelloCommand {
                        "failures": "\(session.authFailures)"])
         if session.authFailures >= maxFailures {
             session.requestClose(.authFailures)
+            if held { session.release() }
             return ProtocolError(.auth, "\(error.message); \(maxFailures) failures: closing the connection")
         }
-        session.sitOut(seconds: failureDelay * Double(session.authFailures))
+        if !held { session.hold() }
+        session.release(after: context.configuration.authFailureDelay * Double(session.authFailures))
         return error
     }
-
-    /// Seconds added to the delay by each failure on a connection.
-    static var failureDelay: Double { 0.5 }
 }
 
 /// Compares secrets in time that does not depend on where they differ.

@@ -11,6 +11,9 @@ enum Reply: Equatable {
     case list([String])
     /// `+PONG`, or `+PONG <text>`.
     case pong(String?)
+    /// Nothing now: the handler queues the reply itself later (a `HELLO` whose secret is checked off the loop),
+    /// while the session holds every command behind it.
+    case later
 
     /// Appends the wire bytes.
     func encode(into buffer: inout [UInt8]) {
@@ -19,6 +22,7 @@ enum Reply: Equatable {
         case .count(let count): ReplyEncoder.okCount(count, into: &buffer)
         case .list(let lines): ReplyEncoder.list(lines, into: &buffer)
         case .pong(let text): ReplyEncoder.pong(text, into: &buffer)
+        case .later: break
         }
     }
 }

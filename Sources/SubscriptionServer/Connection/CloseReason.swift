@@ -22,6 +22,8 @@ public enum CloseReason: String, CaseIterable, Sendable {
     case authTimeout = "auth_timeout"
     /// Its `HELLO` failed ``HelloCommand/maxFailures`` times.
     case authFailures = "auth_failures"
+    /// A reload removed its user or changed the user's secret.
+    case revoked
     /// The daemon stopped (SIGTERM drain).
     case shutdown
 

@@ -128,8 +128,10 @@ struct ConnectionStateMachine {
     mutating func penaltyEnded() -> Actions {
         guard isPenalized else { return [] }
         isPenalized = false
-        // A session that began closing meanwhile (a timeout) still flushes what it holds, then closes.
-        guard phase == .open else { return phase == .closing ? .flush : [] }
+        // A session that began closing meanwhile (the last failure, a timeout) still flushes what it holds, and its
+        // source is resumed so that the closing drain reads on to the peer's end (and the source is never left
+        // suspended for the tear-down to release).
+        guard phase != .closed else { return [] }
         return isReadingPaused ? .flush : [.resumeReading, .flush]
     }
 

@@ -53,6 +53,8 @@ final class Session: Customer, @unchecked Sendable {
     var isAuthenticated: Bool
     /// How many `HELLO`s failed on this connection (each makes the next delay longer).
     var authFailures = 0
+    /// What the session's user may do; nil for every right (no users configured, or the shared `auth_token`).
+    var rights: UserRights?
     /// True while the session waits in the loop's list of sessions to flush at the end of the turn.
     /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
     @exclusivity(unchecked) var isDirty = false
@@ -194,10 +196,18 @@ final class Session: Customer, @unchecked Sendable {
         loop.markDirty(self)
     }
 
-    /// Sits out a failed `HELLO`: for `seconds` no command runs, nothing is read and the output (the `-ERR AUTH`
-    /// reply) waits; then all go on in order.
-    func sitOut(seconds: Double) {
+    /// Holds the session: no command runs, nothing is read and its output waits, until ``release(after:)`` (a
+    /// `HELLO` whose secret is being checked, or a failed one sitting out its delay).
+    func hold() {
         perform(machine.penaltyStarted())
+    }
+
+    /// Ends ``hold()`` after `seconds` (0: now): the held output goes out and the commands behind run, in order.
+    func release(after seconds: Double = 0) {
+        guard seconds > 0 else {
+            perform(machine.penaltyEnded())
+            return
+        }
         loop.queue.asyncAfter(deadline: .now() + .nanoseconds(Int(seconds * 1_000_000_000))) {
             self.perform(self.machine.penaltyEnded())
             self.loop.endOfTurn()

@@ -1,0 +1,44 @@
+import SubscriptionProtocol
+import SubscriptionWire
+
+/// The configured users, and what a reload does to the sessions of users it changes.
+extension Server {
+    /// Whether a session must authenticate before anything but `HELLO`, `PING` and `QUIT`: with `auth_token` or
+    /// `users` set.
+    var requiresAuthentication: Bool {
+        configuration.authToken != nil || !users.isEmpty
+    }
+
+    /// The configured users by name (byte-exact, as the wire compares names).
+    static func directory(of users: [UserAccount]) -> [ExactName: UserAccount] {
+        Dictionary(users.map { (ExactName($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Puts a reloaded `users` list in force for the sessions already open:
+    /// - a session whose user is gone, or whose secret changed, is told `-ERR AUTH` and closed;
+    /// - a session whose rights changed gets them at once, and each of its subscriptions the new rights no longer
+    ///   allow is ended and announced with `GONE <pattern>` (as a removed number's exact subscriptions are);
+    /// - sessions of the shared `auth_token`, or not yet authenticated, are left as they are.
+    func applyUsers(_ accounts: [UserAccount]) {
+        users = Self.directory(of: accounts)
+        for session in sessions.values {
+            guard let rights = session.rights, session.machine.phase == .open else { continue }
+            guard let user = users[ExactName(rights.user.name)], user.secret == rights.user.secret else {
+                logger.notice("reload: closing the session of a removed user", metadata: [
+                    "session": "\(session.id)", "user": "\(rights.user.name)"])
+                session.queueError(ProtocolError(.auth, "user '\(rights.user.name)' was removed or changed: closing"))
+                session.requestClose(.revoked)
+                continue
+            }
+            guard user != rights.user else { continue }
+            let updated = UserRights(user)
+            session.rights = updated
+            for subscription in center.subscriptions(of: session) where !updated.maySubscribe(to: subscription.pattern) {
+                _ = center.remove(session, from: subscription.pattern)
+                session.numberRemoved(subscription.pattern)
+                logger.info("reload: ended a subscription the user's rights no longer allow", metadata: [
+                    "session": "\(session.id)", "user": "\(user.name)", "pattern": "\(subscription.pattern)"])
+            }
+        }
+    }
+}
