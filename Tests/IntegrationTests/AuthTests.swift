@@ -70,4 +70,29 @@ final class AuthTests: IntegrationTestCase {
         guard case .status = try client.command("HELLO token=s3cret") else { return XCTFail("then the right one") }
         XCTAssertEqual(try client.command("SUB N"), .ok())
     }
+
+    /// A session that is closed while it sits out a failed HELLO (its auth_timeout passes, its peer ends its side, it
+    /// is held again) ends cleanly: before the read source was balanced, subd crashed releasing a suspended one.
+    func testASessionClosedWhileItSitsOutAFailureEndsCleanly() throws {
+        var settings = config
+        settings.authTimeout = 0.3
+        settings.extraLines.append("auth_failure_delay: 0.6")
+        let daemon = try startDaemon(settings)
+        var clients: [LineClient] = []
+        for index in 0..<20 {
+            let client = try connect(daemon, "held \(index)", timeout: 3)
+            try client.send("HELLO token=wrong\n" + String(repeating: "PING\n", count: index * 1000))
+            if index % 2 == 0 { try client.shutdownWrite() }
+            clients.append(client)
+        }
+        Thread.sleep(forTimeInterval: 1.2)
+        for client in clients {
+            XCTAssertNoThrow(try client.expectClosed(discardingData: true), "\(client.label): closed by auth_timeout")
+            client.close()
+        }
+        let other = try connect(daemon, "after them")
+        guard case .status = try other.command("HELLO token=s3cret") else { return XCTFail("subd is gone") }
+        try eventually("every held session ended") { try stats(other)["connections"] == "1" }
+        XCTAssertEqual(try stats(other)["closed_auth_timeout"], "20")
+    }
 }

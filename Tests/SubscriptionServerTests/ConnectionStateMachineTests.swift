@@ -168,4 +168,52 @@ final class ConnectionStateMachineTests: XCTestCase {
                        "what it held goes out, and the closing drain reads on to the peer's end")
         XCTAssertFalse(machine.isReadSourceSuspended, "nothing left suspended for the tear-down")
     }
+
+    /// Random sequences of every event: the read source's suspends and resumes (as the actions order them) always
+    /// balance to what the machine says, never go below zero or above one, and the write source is never armed
+    /// while output is held. A session torn down resumes a suspended source once (``isReadSourceSuspended``).
+    func testRandomEventsKeepBothSourcesInStep() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            var machine = open()
+            var suspends = 0
+            var armed = false
+            var closed = false
+            func apply(_ actions: Machine.Actions) {
+                if actions.contains(.pauseReading) { suspends += 1 }
+                if actions.contains(.resumeReading) { suspends -= 1 }
+                if actions.contains(.armWriteSource) { armed = true }
+                if actions.contains(.disarmWriteSource) { armed = false }
+            }
+            for _ in 0..<30 where !closed {
+                let held = Int.random(in: 0...(6 << 20), using: &generator)
+                let empty = Bool.random(using: &generator)
+                var outcome: Machine.Outcome = .none
+                switch Int.random(in: 0..<9, using: &generator) {
+                case 0: apply(machine.commandRan(outputHeld: held))
+                case 1: outcome = machine.inputEnded(outputIsEmpty: empty)
+                case 2: apply(machine.closeRequested(.authTimeout))
+                case 3: outcome = machine.drain()
+                case 4: outcome = machine.flushed(outputIsEmpty: empty, outputHeld: held)
+                case 5: apply(machine.penaltyStarted())
+                case 6: apply(machine.penaltyEnded())
+                case 7: outcome = machine.closeDeadlinePassed()
+                default: outcome = machine.failed(.reset)
+                }
+                switch outcome {
+                case .proceed(let actions): apply(actions)
+                case .close: closed = true
+                }
+                XCTAssertTrue((0...1).contains(suspends), "suspends \(suspends)")
+                if !closed {
+                    XCTAssertEqual(suspends == 1, machine.isReadSourceSuspended)
+                    XCTAssertEqual(armed, machine.isWriteArmed)
+                    if machine.isOutputHeld { XCTAssertFalse(armed, "armed while output is held") }
+                }
+            }
+            // After the close (or at the end) nothing the machine does touches the sources again.
+            apply(machine.penaltyEnded())
+            XCTAssertTrue((0...1).contains(suspends))
+        }
+    }
 }

@@ -13,12 +13,12 @@ public struct SecretHash: Sendable, Equatable, CustomStringConvertible {
     public static let algorithm = "pbkdf2-sha256"
     /// The PBKDF2 iterations of a new hash: one ``verify(_:)`` takes about 30 ms on a 2-core AMD EPYC VM, in release
     /// and in debug builds alike (the work is all OpenSSL's): 29 ms in-process in a debug test, 32 ms for
-    /// `subd hash-secret` less `subd --version` in either build, 29 ms for the bare `PKCS5_PBKDF2_HMAC` call. That
-    /// keeps a `HELLO` well under 50 ms of the event loop while each guess at a stolen hash costs as much; 200,000
-    /// took 58 ms, 150,000 took 44 ms.
+    /// `subd hash-secret` less `subd --version` in either build, 29 ms for the bare `PKCS5_PBKDF2_HMAC` call. A
+    /// `HELLO` checks it on a worker thread, one at a time (``HelloCommand``), so the event loop never waits for it;
+    /// each guess at a stolen hash costs as much. 200,000 took 58 ms, 150,000 took 44 ms.
     public static let defaultIterations = 100_000
     /// The iteration counts a hash may have: fewer would make a stolen hash cheap to attack, more would let one
-    /// `HELLO` hold the event loop for a third of a second or longer.
+    /// `HELLO` hold the worker that checks secrets (and every login behind it) for a third of a second or longer.
     public static let iterationRange = 10_000...1_000_000
     /// Bytes of random salt in a new hash (a stored one may have 8 to 64).
     public static let saltLength = 16

@@ -16,9 +16,13 @@ extension Server {
 
     /// Puts a reloaded `users` list in force for the sessions already open:
     /// - a session whose user is gone, or whose secret changed, is told `-ERR AUTH` and closed;
-    /// - a session whose rights changed gets them at once, and each of its subscriptions the new rights no longer
-    ///   allow is ended and announced with `GONE <pattern>` (as a removed number's exact subscriptions are);
+    /// - a session whose rights changed gets them at once; one holding a subscription the new rights no longer allow
+    ///   is told `-ERR DENIED` and closed (the protocol has no push that ends a wildcard subscription; the client
+    ///   reconnects and subscribes under its new rights);
     /// - sessions of the shared `auth_token`, or not yet authenticated, are left as they are.
+    ///
+    /// Both closes count as `closed_revoked`; the `-ERR` arrives as the reply to whatever the client sent last, and the
+    /// connection closes right after it (as NATS does on an authorization change).
     func applyUsers(_ accounts: [UserAccount]) {
         users = Self.directory(of: accounts)
         for session in sessions.values {
@@ -33,12 +37,13 @@ extension Server {
             guard user != rights.user else { continue }
             let updated = UserRights(user)
             session.rights = updated
-            for subscription in center.subscriptions(of: session) where !updated.maySubscribe(to: subscription.pattern) {
-                _ = center.remove(session, from: subscription.pattern)
-                session.numberRemoved(subscription.pattern)
-                logger.info("reload: ended a subscription the user's rights no longer allow", metadata: [
-                    "session": "\(session.id)", "user": "\(user.name)", "pattern": "\(subscription.pattern)"])
-            }
+            let revoked = center.subscriptions(of: session).filter { !updated.maySubscribe(to: $0.pattern) }
+            guard let first = revoked.first else { continue }
+            logger.notice("reload: closing a session whose user may no longer hold its subscriptions", metadata: [
+                "session": "\(session.id)", "user": "\(user.name)", "pattern": "\(first.pattern)"])
+            session.queueError(ProtocolError(
+                .denied, "user '\(user.name)' may no longer subscribe to '\(first.pattern)': closing, reconnect"))
+            session.requestClose(.revoked)
         }
     }
 }

@@ -8,8 +8,10 @@ import SubscriptionProtocol
 /// - `HELLO name=<user> token=<secret>` of a configured user: the secret is checked against the stored hash on a
 ///   worker thread (a PBKDF2 takes milliseconds; the event loop goes on), while the session is held; then the
 ///   session has the user's rights and the user's name, which it cannot change (its `from=` is verified).
-/// - `token=` equal to `auth_token`: every right, any name (the shared token works as it always did).
-/// - Once authenticated, a HELLO without a token only renames the session (not a user's session: `DENIED`).
+/// - `token=` equal to `auth_token`: every right, any name but a configured user's (the shared token works as it
+///   always did).
+/// - Once authenticated, a HELLO without a token only renames the session (not a user's session, and not to a
+///   user's name: `DENIED`).
 ///
 /// A failed HELLO (a wrong or missing secret, an unknown user) is counted (STATS `auth_failures`), logged at
 /// warning with the peer's address, and slowed down: the session sits out `auth_failure_delay` times the number of
@@ -25,22 +27,41 @@ enum HelloCommand {
         let session = context.session
         let server = context.server
         if let token {
-            if let name, let user = server.users[ExactName(name)] {
-                verify(token, of: user, context)
+            // The shared token first: whether it matches says nothing about the users.
+            if let required = context.configuration.authToken, SecretComparison.equal(token, required) {
+                if let name { try checkNotAnotherUsersName(name, context) }
+                // A user's session that switches to the shared token does not keep the user's verified name.
+                if session.rights != nil { session.name = nil }
+                session.rights = nil
+                session.isAuthenticated = true
+                if let name { session.name = name }
+                return welcome(session)
+            }
+            if let name, !server.users.isEmpty {
+                verify(token, as: name, context)
                 return .later
             }
-            guard let required = context.configuration.authToken, SecretComparison.equal(token, required) else {
-                throw failed(ProtocolError(.auth, server.users.isEmpty ? "wrong token" : "wrong name or secret"), context)
-            }
-            session.rights = nil
-        } else if !session.isAuthenticated && server.requiresAuthentication {
-            throw failed(ProtocolError(.auth, "this server needs HELLO [name=<user>] token=<secret>"), context)
-        } else if let rights = session.rights, let name, name != rights.user.name {
-            throw ProtocolError(.denied, "a session of user '\(rights.user.name)' keeps its name")
+            throw failed(ProtocolError(.auth, server.users.isEmpty ? "wrong token" : "wrong name or secret"), context)
         }
+        if !session.isAuthenticated && server.requiresAuthentication {
+            throw failed(ProtocolError(.auth, "this server needs HELLO [name=<user>] token=<secret>"), context)
+        }
+        if let name { try checkNotAnotherUsersName(name, context) }
         session.isAuthenticated = true
         if let name { session.name = name }
         return welcome(session)
+    }
+
+    /// A session may not take a configured user's name unless it logged in as that user (so `from=<user>` is always
+    /// verified), and a user's session keeps its own name.
+    private static func checkNotAnotherUsersName(_ name: String, _ context: CommandContext) throws(ProtocolError) {
+        if let rights = context.session.rights {
+            guard name == rights.user.name else {
+                throw ProtocolError(.denied, "a session of user '\(rights.user.name)' keeps its name")
+            }
+        } else if context.server.users[ExactName(name)] != nil {
+            throw ProtocolError(.denied, "'\(name)' is a user's name: HELLO name=\(name) token=<that user's secret>")
+        }
     }
 
     /// The reply to a successful HELLO.
@@ -48,20 +69,26 @@ enum HelloCommand {
         .ok("subd \(SubdVersion.current) proto=\(protocolVersion) session=\(session.id)")
     }
 
-    /// Checks `secret` against `user`'s hash off the event loop, holding the session meanwhile; then answers.
-    private static func verify(_ secret: String, of user: UserAccount, _ context: CommandContext) {
+    /// Checks `secret` as the secret of the user `name`, off the event loop, holding the session meanwhile; then
+    /// answers. A name that is no user's is checked against a stand-in hash, so the answer takes as long either way
+    /// (the timing does not tell which names are users). One check at a time, on ``verifyQueue``: however many
+    /// connections send HELLOs, they cost at most one core.
+    private static func verify(_ secret: String, as name: String, _ context: CommandContext) {
         let session = context.session
         let server = context.server
+        let user = server.users[ExactName(name)]
+        let hash = user?.secret ?? standInHash
         session.hold()
-        DispatchQueue.global().async {
-            let matches = user.secret.verify(secret)
+        verifyQueue.async {
+            let matches = hash?.verify(secret) == true && user != nil
             server.queue.async {
                 guard session.machine.phase != .closed else { return }
-                // The user may have been removed or changed by a reload while the check ran.
-                if matches, server.users[ExactName(user.name)] == user {
+                // A reload may have changed the user while the check ran: the secret that was checked must still be
+                // the user's, and the rights granted are the current ones.
+                if matches, let user, let current = server.users[ExactName(name)], current.secret == user.secret {
                     session.isAuthenticated = true
-                    session.rights = UserRights(user)
-                    session.name = user.name
+                    session.rights = UserRights(current)
+                    session.name = current.name
                     session.queue(welcome(session))
                     session.release()
                 } else {
@@ -72,6 +99,12 @@ enum HelloCommand {
             }
         }
     }
+
+    /// Where users' secrets are checked, one at a time.
+    private static let verifyQueue = DispatchQueue(label: "subd.verify-secret")
+
+    /// The hash an unknown name's secret is checked against (made once, with a random salt and the default cost).
+    private static let standInHash: SecretHash? = try? SecretHash.make(secret: "stand-in")
 
     /// Counts, logs and slows down a failed HELLO (or closes the connection at the last allowed failure); returns the
     /// error to answer. `held`: the session is held already (its secret was being checked).

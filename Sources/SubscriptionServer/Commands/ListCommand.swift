@@ -1,12 +1,14 @@
 import SubscriptionCenter
 import SubscriptionProtocol
 
-/// `LIST [<pattern> [kind]]`: the existing numbers that match, sorted by their bytes, each with how many sessions a
-/// message to it would reach; with `kind`, then `plain` or `retained <rev>` (a 1.0 client, which never sends
-/// `kind`, sees the contract's two words per line).
+/// `LIST [<pattern> [kind]]`: the existing numbers that match (for a user's session, those it may subscribe to),
+/// sorted by their bytes, each with how many sessions a message to it would reach; with `kind`, then `plain` or
+/// `retained <rev>` (a 1.0 client, which never sends `kind`, sees the contract's two words per line).
 enum ListCommand {
     static func run(_ pattern: String?, kinds: Bool, _ context: CommandContext) throws(ProtocolError) -> Reply {
-        let numbers = try context.inCenter { center throws(CenterError) in try center.list(matching: pattern ?? ">") }
+        var numbers = try context.inCenter { center throws(CenterError) in try center.list(matching: pattern ?? ">") }
+        // A user sees only the numbers it may subscribe to.
+        if let rights = context.session.rights { numbers.removeAll { !rights.maySubscribe(to: $0.number) } }
         return .list(numbers.map { info in
             guard kinds else { return "\(info.number) \(info.subscribers)" }
             let kind = info.retainedRevision.map { "retained \($0)" } ?? "plain"

@@ -118,28 +118,30 @@ struct ConnectionStateMachine {
     /// ``penaltyEnded()``. Only an open session that is not already penalized.
     mutating func penaltyStarted() -> Actions {
         guard phase == .open, !isPenalized else { return [] }
-        isPenalized = true
-        // The source is suspended once, whichever pause came first.
-        return isReadingPaused ? [] : .pauseReading
+        var actions = setReadPause(penalty: true)
+        // Held output is not written, so the write source must not watch for room meanwhile (it would fire at once,
+        // again and again); the penalty's end flushes and arms it again if the socket is full.
+        if isWriteArmed {
+            isWriteArmed = false
+            actions.insert(.disarmWriteSource)
+        }
+        return actions
     }
 
     /// The penalty's delay passed: reading resumes (unless flow control still holds it) and the held output is
     /// flushed.
     mutating func penaltyEnded() -> Actions {
-        guard isPenalized else { return [] }
-        isPenalized = false
-        // A session that began closing meanwhile (the last failure, a timeout) still flushes what it holds, and its
-        // source is resumed so that the closing drain reads on to the peer's end (and the source is never left
-        // suspended for the tear-down to release).
-        guard phase != .closed else { return [] }
-        return isReadingPaused ? .flush : [.resumeReading, .flush]
+        // A closed session's sources are gone: nothing to resume (the tear-down resumed a suspended one).
+        guard isPenalized, phase != .closed else { return [] }
+        // A session that began closing meanwhile (the last failure, a timeout) still flushes what it holds, and reads
+        // on to the peer's end unless flow control or a seen end of input keeps reading paused.
+        return setReadPause(penalty: false).union(.flush)
     }
 
     /// A command ran and the session's own output now holds `heldBytes`: past the pause mark, reading stops.
     mutating func commandRan(outputHeld heldBytes: Int) -> Actions {
         guard phase == .open, !isReadingPaused, !isPenalized, heldBytes > marks.pauseAbove else { return [] }
-        isReadingPaused = true
-        return .pauseReading
+        return setReadPause(flowControl: true)
     }
 
     /// read(2) returned 0: the peer sends nothing more. Open, the session closes (its replies are still flushed:
@@ -154,8 +156,7 @@ struct ConnectionStateMachine {
         case .closing:
             if outputIsEmpty { return close() }
             guard !isReadingPaused else { return .none }
-            isReadingPaused = true
-            return .proceed(.pauseReading)
+            return .proceed(setReadPause(flowControl: true))
         case .closed:
             return .none
         }
@@ -198,7 +199,7 @@ struct ConnectionStateMachine {
         // cancelling them.
         if phase == .closing && outputIsEmpty && (hasInputEnded || isDraining) { return close() }
         var actions: Actions = []
-        if !outputIsEmpty && !isWriteArmed {
+        if !outputIsEmpty && !isWriteArmed && !isPenalized {
             isWriteArmed = true
             actions.insert(.armWriteSource)
         } else if outputIsEmpty && isWriteArmed {
@@ -206,9 +207,8 @@ struct ConnectionStateMachine {
             actions.insert(.disarmWriteSource)
         }
         if phase == .open && isReadingPaused && heldBytes < marks.resumeBelow {
-            isReadingPaused = false
             // A penalty keeps the source suspended; its end resumes it.
-            if !isPenalized { actions.insert(.resumeReading) }
+            actions.formUnion(setReadPause(flowControl: false))
         }
         if phase == .closing && outputIsEmpty && !isOutputShutDown {
             isOutputShutDown = true
@@ -219,14 +219,27 @@ struct ConnectionStateMachine {
 
     // MARK: Transitions
 
+    /// Sets the reasons the read source may be suspended (flow control or a seen end of input; a penalty) and returns
+    /// what keeps the source in step: suspend when the first reason appears, resume when the last one goes, nothing
+    /// otherwise. Every change of either flag goes through here, so suspends and resumes always balance.
+    private mutating func setReadPause(flowControl: Bool? = nil, penalty: Bool? = nil) -> Actions {
+        let wasSuspended = isReadSourceSuspended
+        if let flowControl { isReadingPaused = flowControl }
+        if let penalty { isPenalized = penalty }
+        switch (wasSuspended, isReadSourceSuspended) {
+        case (false, true): return .pauseReading
+        case (true, false): return .resumeReading
+        default: return []
+        }
+    }
+
     private mutating func beginClosing(_ reason: CloseReason) -> Actions {
         phase = .closing
         closeReason = reason
         var actions: Actions = [.stopServing, .startCloseDeadline, .flush]
         if isReadingPaused {
-            // Input is read (and dropped) again, to see the peer's close.
-            isReadingPaused = false
-            actions.insert(.resumeReading)
+            // Input is read (and dropped) again, to see the peer's close (once a penalty, if any, is over).
+            actions.formUnion(setReadPause(flowControl: false))
         }
         return actions
     }
