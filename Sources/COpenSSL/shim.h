@@ -21,3 +21,8 @@ static inline int subd_ssl_ctx_set_server_defaults(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
     return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 }
+
+/// SSL_set_tlsext_host_name: the server name a client asks for (SNI).
+static inline long subd_ssl_set_server_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}

@@ -119,6 +119,16 @@ final class TLSTests: IntegrationTestCase {
         let message = try plain.nextMessage()
         XCTAssertEqual(message.attributes["from"], "alice", "from= is the certificate's user")
 
+        // subctl presents the certificate too: it publishes as alice without a token.
+        let published = try Subctl.run([
+            "publish", "--server", "localhost:\(port)", "--tls", "--ca", files.path("server.crt"),
+            "--cert", alice.certificate, "--key", alice.key, "X", "by subctl",
+        ])
+        XCTAssertEqual(published.status, 0, "\(published)")
+        let second = try plain.nextMessage()
+        XCTAssertEqual(second.attributes["from"], "alice")
+        XCTAssertEqual(second.payload, Array("by subctl".utf8))
+
         // Without a client certificate the handshake is refused.
         let anonymous = try tlsClient(port, label: "no certificate")
         try? anonymous.sendLine("PING")
@@ -149,6 +159,32 @@ final class TLSTests: IntegrationTestCase {
         tlsClients.append(third)
         XCTAssertEqual(try third.command("PING"), "+PONG")
         try third.child.stderr.waitFor(substring: "CN = renewed", timeout: 5)
+    }
+
+    func testSubctlSpeaksTLSAndChecksTheServerCertificate() throws {
+        let (daemon, port) = try startTLSDaemon()
+        let server = "localhost:\(port)"  // the certificate's CN
+        let trust = ["--tls", "--ca", files.path("server.crt")]
+        let listener = try Subctl.listen(server: server, ["X"], extra: trust + ["--count", "1"])
+        defer { listener.child.kill9IfRunning() }
+        let plain = try subctl(daemon, "publish", ["X", "to TLS"])
+        XCTAssertEqual(plain.status, 0, "\(plain)")
+        XCTAssertEqual(try listener.readTextLine(), "to TLS")
+
+        let plainListener = try listen(daemon, ["X"], extra: ["--count", "1"])
+        let secure = try Subctl.run(["publish", "--server", server] + trust + ["X", "from TLS"])
+        XCTAssertEqual(secure.status, 0, "\(secure)")
+        XCTAssertEqual(try plainListener.readTextLine(), "from TLS")
+
+        // Without --ca the self-signed certificate is not trusted; by IP address its name does not match.
+        let untrusted = try Subctl.run(["ping", "--server", server, "--tls"])
+        XCTAssertEqual(untrusted.status, 69, "\(untrusted)")
+        XCTAssertTrue(untrusted.stderr.contains("self-signed certificate"), untrusted.stderr)
+        let wrongName = try Subctl.run(["ping", "--server", "127.0.0.1:\(port)"] + trust)
+        XCTAssertEqual(wrongName.status, 69, "\(wrongName)")
+        XCTAssertTrue(wrongName.stderr.contains("IP address mismatch"), wrongName.stderr)
+        let misuse = try Subctl.run(["ping", "--server", server, "--ca", files.path("server.crt")])
+        XCTAssertEqual(misuse.status, 64, "--ca without --tls: \(misuse)")
     }
 
     /// `subd hash-secret` of `secret`.
