@@ -161,6 +161,16 @@ final class TLSTests: IntegrationTestCase {
         try third.child.stderr.waitFor(substring: "CN = renewed", timeout: 5)
     }
 
+    func testSIGTERMDrainsOpenTLSSessions() throws {
+        let (daemon, port) = try startTLSDaemon()
+        let secure = try tlsClient(port)
+        XCTAssertEqual(try secure.command("SUB X"), "+OK")
+        let started = Date()
+        XCTAssertEqual(daemon.stop(), 0, daemon.log)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 4, "closed at once, not at the drain deadline")
+        XCTAssertTrue(secure.child.stdout.waitForEnd(timeout: 5), "the TLS client saw the end")
+    }
+
     func testSubctlSpeaksTLSAndChecksTheServerCertificate() throws {
         let (daemon, port) = try startTLSDaemon()
         let server = "localhost:\(port)"  // the certificate's CN
