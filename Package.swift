@@ -73,7 +73,7 @@ let package = Package(
             ]
         ),
         // A Swift client for the protocol (async/await), checking what it sends with the wire's rules.
-        .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire", "SubscriptionSystem"]),
+        .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire", "SubscriptionSystem", "COpenSSL"]),
         .executableTarget(
             name: "subd",
             dependencies: [

@@ -6,3 +6,23 @@
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+// OpenSSL's macros that Swift cannot import, as functions (TLS listeners, Sources/SubscriptionServer/TLS).
+
+/// SSL_CTX_set_mode: SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER, so SSL_write returns each
+/// record written and a retry may pass the same bytes from another address.
+static inline long subd_ssl_ctx_set_partial_write_modes(SSL_CTX *ctx) {
+    return SSL_CTX_set_mode(ctx, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+}
+
+/// TLS 1.2 at least, and a peer closing without close_notify reads as an end of stream (as a TCP FIN does).
+static inline int subd_ssl_ctx_set_server_defaults(SSL_CTX *ctx) {
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF | SSL_OP_NO_RENEGOTIATION);
+    return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+}
+
+/// SSL_set_tlsext_host_name: the server name a client asks for (SNI).
+static inline long subd_ssl_set_server_name(SSL *ssl, const char *name) {
+    return SSL_set_tlsext_host_name(ssl, name);
+}

@@ -26,6 +26,8 @@ final class Connection: @unchecked Sendable {
     let endpoint: String
     private let queue: DispatchQueue
     private let fd: Int32
+    /// The TLS session when the server is a `tls://` listener; nil for plain TCP and Unix sockets.
+    private let tls: ClientTLS?
     private var state = State.open
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
@@ -49,8 +51,9 @@ final class Connection: @unchecked Sendable {
 
     /// Takes ownership of `fd`, a connected non-blocking stream socket, and starts reading it. The read and
     /// write sources hold the connection until the socket is closed.
-    init(fd: Int32, endpoint: String) {
+    init(fd: Int32, endpoint: String, tls: ClientTLS? = nil) {
         self.fd = fd
+        self.tls = tls
         self.endpoint = endpoint
         self.queue = DispatchQueue(label: "subd.client.connection")
         self.readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 1)
@@ -265,7 +268,11 @@ final class Connection: @unchecked Sendable {
         guard state != .closed else { return }
         let result: IOResult
         do {
-            result = try Syscall.read(fd, readBuffer)
+            if let tls {
+                result = try tls.read(into: readBuffer)
+            } else {
+                result = try Syscall.read(fd, readBuffer)
+            }
         } catch {
             end(.connectionLost)
             return
@@ -281,6 +288,10 @@ final class Connection: @unchecked Sendable {
             if !readPaused && state != .closed && sinks.contains(where: { $0.backlog.current > Backlog.pauseAbove }) {
                 readPaused = true
                 readSource?.suspend()
+            }
+            // Bytes OpenSSL already decrypted do not make the socket readable again: read them now.
+            if let tls, !readPaused, state != .closed, tls.pendingBytes > 0 {
+                queue.async { [self] in handleReadable() }
             }
         }
     }
@@ -386,7 +397,8 @@ final class Connection: @unchecked Sendable {
         sending: while outputIndex < output.count {
             let sent = output.withUnsafeBytes { raw in
                 Result { () throws(SystemCallError) in
-                    try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: raw[outputIndex...]))
+                    let bytes = UnsafeRawBufferPointer(rebasing: raw[outputIndex...])
+                    return if let tls { try tls.write(bytes) } else { try Syscall.send(fd, bytes) }
                 }
             }
             switch sent {

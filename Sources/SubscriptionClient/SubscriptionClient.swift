@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import SubscriptionSystem
 import SubscriptionWire
 
 /// A connection to a subd server speaking the line protocol of PROTOCOL.md, with an async/await API.
@@ -30,32 +31,48 @@ public final class SubscriptionClient: Sendable {
     /// - Parameters:
     ///   - name: The client name that others can filter on (`SUB ... from=<name>`).
     ///   - token: The secret, for a server that asks for one.
-    ///   - timeout: How long to wait for each TCP address to accept the connection.
+    ///   - timeout: How long to wait for each TCP address to accept the connection (and for the TLS handshake).
+    ///   - tls: Speak TLS (a `tls://` listener of subd), trusting and presenting what it says; nil for plain.
     /// - Throws: ``ClientError/connectFailed(endpoint:reason:)`` when the connection cannot be made;
     ///   ``ClientError/server(code:message:)`` when `HELLO` is refused (e.g. `AUTH`).
     public static func connect(
         to endpoint: Endpoint,
         name: String? = nil,
         token: String? = nil,
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(10),
+        tls: TLSOptions? = nil
     ) async throws(ClientError) -> SubscriptionClient {
         ignoreSIGPIPE
         let hello = try Command.hello(name: name, token: token)
-        let opened: Result<Int32, ClientError> = await withCheckedContinuation { continuation in
+        let opened: Result<(Int32, ClientTLS?), ClientError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
                 continuation.resume(returning: Result { () throws(ClientError) in
-                    try SocketConnector.connect(to: endpoint, timeout: timeout)
+                    let fd = try SocketConnector.connect(to: endpoint, timeout: timeout)
+                    guard let tls else { return (fd, nil) }
+                    guard case .tcp(let host, _) = endpoint else {
+                        Syscall.close(fd)
+                        throw ClientError.invalidArgument("TLS needs a TCP server address, not \(endpoint)")
+                    }
+                    do throws(ClientError) {
+                        let session = try ClientTLS.handshake(
+                            fd: fd, host: host, endpoint: endpoint.description, options: tls, timeout: timeout)
+                        return (fd, session)
+                    } catch {
+                        Syscall.close(fd)
+                        throw error
+                    }
                 })
             }
         }
-        return try await handshake(socket: try opened.get(), endpoint: endpoint, hello: hello)
+        let (fd, session) = try opened.get()
+        return try await handshake(socket: fd, endpoint: endpoint, hello: hello, tls: session)
     }
 
     /// Takes over the connected non-blocking socket `fd` and sends `hello`. Tests use it with a socket pair.
-    static func handshake(socket fd: Int32, endpoint: Endpoint, hello: [UInt8]) async throws(ClientError)
-        -> SubscriptionClient
+    static func handshake(socket fd: Int32, endpoint: Endpoint, hello: [UInt8], tls: ClientTLS? = nil)
+        async throws(ClientError) -> SubscriptionClient
     {
-        let connection = Connection(fd: fd, endpoint: endpoint.description)
+        let connection = Connection(fd: fd, endpoint: endpoint.description, tls: tls)
         switch await connection.request(hello) {
         case .success(.ok(let text)) where text == "OK" || text.hasPrefix("OK "):
             let greeting = String(text.dropFirst(2).drop { $0 == " " })

@@ -28,6 +28,8 @@ extension Server {
     ///   open session from the next liveness check; a new `sys_interval` restarts the `$SYS.stats` timer.
     /// - Listed numbers that do not exist are created. Numbers dropped from the list stay: they are removed
     ///   explicitly (`REMOVE`), never behind their subscribers' backs.
+    /// - `tls_cert`, `tls_key` and `tls_client_ca` are read again when TLS listeners run: new connections use the
+    ///   new context, open ones keep theirs; files that do not load refuse the reload (the running context stays).
     /// - Listeners stay as they are: a changed `listen`, `unix_socket`, `unix_socket_mode` or `metrics_listen` is
     ///   reported in ``ReconfigureOutcome/needsRestart`` and takes effect at the next start.
     /// - `metrics_top_numbers` applies from the next scrape (counting per number starts, or stops and forgets, when
@@ -40,13 +42,16 @@ extension Server {
             var applied = new
             var outcome = ReconfigureOutcome()
             let running = configuration
-            if new.listen != running.listen { outcome.needsRestart.append("listen") }
+            if new.listen != running.listen || new.tlsListen != running.tlsListen {
+                outcome.needsRestart.append("listen")
+            }
             if new.unixSocket != running.unixSocket { outcome.needsRestart.append("unix_socket") }
             if new.unixSocketMode != running.unixSocketMode { outcome.needsRestart.append("unix_socket_mode") }
             if new.stateDirectory != running.stateDirectory { outcome.needsRestart.append("state_dir") }
             if new.fsync != running.fsync { outcome.needsRestart.append("fsync") }
             if new.metricsListen != running.metricsListen { outcome.needsRestart.append("metrics_listen") }
             applied.listen = running.listen
+            applied.tlsListen = running.tlsListen
             applied.unixSocket = running.unixSocket
             applied.unixSocketMode = running.unixSocketMode
             applied.stateDirectory = running.stateDirectory
@@ -65,7 +70,18 @@ extension Server {
                         + "over max_numbers \(new.maxNumbers)"
                 ))
             }
+            // TLS files are read again (a renewed certificate); a bad one refuses the whole reload and the running
+            // context stays.
+            var newTLSContext: TLSContext?
+            if tlsContext != nil {
+                do throws(ConfigurationError) {
+                    newTLSContext = try Self.makeTLSContext(applied)
+                } catch {
+                    return .failure(error)
+                }
+            }
             configuration = applied
+            if let newTLSContext { tlsContext = newTLSContext }
             if new.sysInterval != running.sysInterval { startSystemStats() }
             if new.users != running.users { applyUsers(new.users) }
             numberCounters.setEnabled(applied.countsNumbers)

@@ -42,6 +42,8 @@ public final class Server: @unchecked Sendable {
     var users: [ExactName: UserAccount]
 
     private var listeners: [Listener] = []
+    /// The TLS context new connections on `tls://` listeners get (nil without them); a reload replaces it.
+    var tlsContext: TLSContext?
     /// Runs ``housekeeping()`` a few times a second.
     private var housekeepingTimer: DispatchSourceTimer?
     /// Publishes `$SYS.stats` (``startSystemStats()``).
@@ -91,6 +93,7 @@ public final class Server: @unchecked Sendable {
                 }
             }
             var bound: [ListeningSocket] = []
+            var boundTLS: [ListeningSocket] = []
             do {
                 if inheritedDescriptors.isEmpty {
                     var addresses = configuration.listen
@@ -98,19 +101,24 @@ public final class Server: @unchecked Sendable {
                     for address in addresses {
                         bound.append(try ListeningSocket.bind(address, unixMode: configuration.unixSocketMode))
                     }
+                    if !configuration.tlsListen.isEmpty { tlsContext = try Self.makeTLSContext(configuration) }
+                    for address in configuration.tlsListen {
+                        boundTLS.append(try ListeningSocket.bind(address, unixMode: configuration.unixSocketMode))
+                    }
                 } else {
                     for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
                 }
                 try startMetrics()
             } catch {
-                for socket in bound { Syscall.close(socket.fd) }
+                for socket in bound + boundTLS { Syscall.close(socket.fd) }
                 closeState()
                 throw error
             }
-            for socket in bound { startAccepting(socket) }
+            for socket in bound { startAccepting(socket, isTLS: false) }
+            for socket in boundTLS { startAccepting(socket, isTLS: true) }
             startHousekeeping()
             startSystemStats()
-            return bound.map(\.address)
+            return (bound + boundTLS).map(\.address)
         }
     }
 
@@ -179,18 +187,18 @@ public final class Server: @unchecked Sendable {
     /// How long accepting pauses after accept(2) failed (out of descriptors, out of memory).
     static let acceptPause = DispatchTimeInterval.milliseconds(250)
 
-    private func startAccepting(_ socket: ListeningSocket) {
+    private func startAccepting(_ socket: ListeningSocket, isTLS: Bool) {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
         // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
         let isTCP = if case .tcp = socket.address { true } else { false }
         source.setEventHandler {
-            self.acceptConnections(on: socket.fd, isTCP: isTCP)
+            self.acceptConnections(on: socket.fd, isTCP: isTCP, isTLS: isTLS)
             self.loop.endOfTurn()  // the $SYS.client.connected notifications
         }
         source.setCancelHandler { Syscall.close(socket.fd) }
         listeners.append(Listener(socket: socket, source: source))
         source.resume()
-        logger.info("listening on \(socket.address)")
+        logger.info("listening on \(isTLS ? "tls \(socket.address.endpoint)" : "\(socket.address)")")
     }
 
     /// accept(2) ran out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection stays in the
@@ -213,7 +221,7 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    private func acceptConnections(on listenFD: Int32, isTCP: Bool) {
+    private func acceptConnections(on listenFD: Int32, isTCP: Bool, isTLS: Bool) {
         for _ in 0..<256 {
             let accepted: Int32?
             do {
@@ -247,6 +255,15 @@ public final class Server: @unchecked Sendable {
                     logger.warning("cannot set TCP keepalive on a new connection: \(error)")
                 }
             }
+            var tls: TLSStream?
+            if isTLS {
+                guard let stream = tlsContext?.makeStream(fd: fd) else {
+                    logger.warning("cannot start TLS on a new connection: \(TLSContext.drainErrors())")
+                    Syscall.close(fd)
+                    continue
+                }
+                tls = stream
+            }
             let session = Session(
                 id: nextSessionID,
                 fd: fd,
@@ -256,7 +273,8 @@ public final class Server: @unchecked Sendable {
                 owner: self,
                 limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
-                needsAuthentication: requiresAuthentication
+                needsAuthentication: requiresAuthentication,
+                tls: tls
             )
             nextSessionID += 1
             sessions[session.id] = session

@@ -22,6 +22,17 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
 public struct ServerConfiguration: Sendable, Equatable {
     /// TCP (or `unix:`) addresses to listen on.
     public var listen: [ListenAddress] = [.tcp(host: "127.0.0.1", port: 7827)]
+    /// TCP addresses to listen on with TLS (`listen` entries written `tls://HOST:PORT`); they need ``tlsCertificate``
+    /// and ``tlsKey``.
+    public var tlsListen: [ListenAddress] = []
+    /// `tls_cert`: the PEM file of the server's certificate chain (its own certificate first).
+    public var tlsCertificate: String? = nil
+    /// `tls_key`: the PEM file of the certificate's private key.
+    public var tlsKey: String? = nil
+    /// `tls_client_ca`: a PEM file of CA certificates; when set, TLS clients must present a certificate one of them
+    /// signed, and a certificate whose subject CN is a configured user's name authenticates the session as that
+    /// user.
+    public var tlsClientCA: String? = nil
     /// A Unix socket path to serve as well; nil for none.
     public var unixSocket: String? = nil
     /// Permission bits of the Unix socket file.
@@ -152,7 +163,20 @@ public struct ServerConfiguration: Sendable, Equatable {
                     problem: "name is also users[\(first)]'s: each user is listed once")
             }
         }
-        guard !listen.isEmpty || unixSocket != nil else {
+        for address in tlsListen {
+            guard case .tcp = address else {
+                throw ConfigurationError(key: "listen", problem: "tls:// takes a TCP address HOST:PORT, got \(address)")
+            }
+        }
+        if !tlsListen.isEmpty {
+            guard tlsCertificate != nil else {
+                throw ConfigurationError(key: "tls_cert", problem: "a tls:// listener needs tls_cert and tls_key")
+            }
+            guard tlsKey != nil else {
+                throw ConfigurationError(key: "tls_key", problem: "a tls:// listener needs tls_cert and tls_key")
+            }
+        }
+        guard !listen.isEmpty || !tlsListen.isEmpty || unixSocket != nil else {
             throw ConfigurationError(key: "listen", problem: "no listen address and no unix_socket: nothing to serve")
         }
     }

@@ -34,8 +34,37 @@ struct GlobalOptions: ParsableArguments {
     )
     var token: String?
 
+    @Flag(name: .long, help: "Speak TLS to the server (a tls:// listener of subd).")
+    var tls = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --tls: the PEM CA certificates to trust for the server's certificate (default: the system's).",
+            valueName: "file"
+        )
+    )
+    var ca: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "With --tls: a PEM client certificate to present (its CN may name the user); --key gives its key.",
+            valueName: "file"
+        )
+    )
+    var cert: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --tls: the PEM private key of --cert.", valueName: "file"))
+    var key: String?
+
     func validate() throws {
-        _ = try endpoint()
+        let endpoint = try endpoint()
+        if !tls && (ca != nil || cert != nil || key != nil) {
+            throw ValidationError("--ca, --cert and --key go with --tls")
+        }
+        if key != nil && cert == nil { throw ValidationError("--key goes with --cert") }
+        if tls, case .unix = endpoint { throw ValidationError("--tls needs a TCP server address HOST:PORT") }
         if let name { try Check.clientName(name, what: "client name") }
     }
 
@@ -59,7 +88,9 @@ struct GlobalOptions: ParsableArguments {
             throw .validationFailure
         }
         do {
-            return try await SubscriptionClient.connect(to: endpoint, name: name, token: token ?? Self.environment("SUBD_TOKEN"))
+            return try await SubscriptionClient.connect(
+                to: endpoint, name: name, token: token ?? Self.environment("SUBD_TOKEN"),
+                tls: tls ? TLSOptions(caFile: ca, certificate: cert, key: key) : nil)
         } catch {
             throw Report.failure(error, endpoint: endpoint)
         }

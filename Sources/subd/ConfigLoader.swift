@@ -79,8 +79,11 @@ struct ConfigLoader {
         "tcp_keepalive_idle", "tcp_keepalive_interval", "tcp_keepalive_count", "command_timeout", "auth_timeout",
         "auth_failure_delay",
         "sys_interval",
-        "metrics_listen", "metrics_top_numbers", "state_dir", "fsync", "users",
+        "metrics_listen", "metrics_top_numbers", "state_dir", "fsync", "users", "tls_cert", "tls_key", "tls_client_ca",
     ]
+
+    /// The prefix of a `listen` entry served with TLS: `tls://HOST:PORT`.
+    static let tlsScheme = "tls://"
 
     /// Parses the YAML and refuses a top-level key subd does not know (a typo would otherwise be ignored without a
     /// word). Returns nil for an empty document (only comments), else the mapping of keys.
@@ -122,8 +125,20 @@ struct ConfigLoader {
         server.users = users
         if let listen = try strings("listen") {
             var addresses: [ListenAddress] = []
-            for text in listen { addresses.append(try ListenAddress(parsing: text)) }
+            var tlsAddresses: [ListenAddress] = []
+            for text in listen {
+                if text.hasPrefix(Self.tlsScheme) {
+                    tlsAddresses.append(try ListenAddress(parsing: String(text.dropFirst(Self.tlsScheme.count))))
+                } else {
+                    addresses.append(try ListenAddress(parsing: text))
+                }
+            }
             server.listen = addresses
+            server.tlsListen = tlsAddresses
+        }
+        for (key, path) in [("tls_cert", \ServerConfiguration.tlsCertificate), ("tls_key", \.tlsKey),
+                            ("tls_client_ca", \.tlsClientCA)] {
+            if let value = try string(key), !value.isEmpty { server[keyPath: path] = value }
         }
         if let path = try string("unix_socket") {
             server.unixSocket = path.isEmpty ? nil : path

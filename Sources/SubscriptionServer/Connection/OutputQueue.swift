@@ -176,3 +176,96 @@ struct OutputQueue {
         }
     }
 }
+
+// MARK: Writing through TLS
+
+extension OutputQueue {
+    /// Chunks smaller than this are gathered into one buffer for one `SSL_write` (SSL_write has no writev); larger
+    /// ones are handed to OpenSSL from where they lie.
+    static let tlsDirectMinimum = 4096
+    /// At most this many gathered bytes per `SSL_write`: one TLS record. The scratch buffer holds this much.
+    static let tlsGatherLimit = 16_384
+    /// At most this many bytes of one large chunk per `SSL_write`.
+    static let tlsDirectLimit = 65_536
+
+    /// Writes as much as the TLS session takes, until it would block or all is out: small chunks copied together
+    /// into `scratch` (at least ``tlsGatherLimit`` bytes), large ones one at a time. A write that blocked is retried
+    /// first, with the same bytes (``TLSProgress/pendingWriteLength``), as OpenSSL requires. Returns the bytes
+    /// written in this call.
+    mutating func write(through stream: TLSStream, scratch: UnsafeMutableRawBufferPointer) throws(SystemCallError)
+        -> Int
+    {
+        var total = 0
+        while head < chunks.count {
+            let length = min(stream.progress.pendingWriteLength ?? nextTLSBlockLength(), pendingBytes)
+            let result: IOResult
+            let run = headRun()
+            if run.count >= length {
+                result = try stream.write(UnsafeRawBufferPointer(rebasing: run[..<length]))
+            } else {
+                copyPending(length, into: scratch)
+                result = try stream.write(UnsafeRawBufferPointer(rebasing: scratch[..<length]))
+            }
+            guard case .processed(let written) = result else { break }
+            total += written
+            consume(written)
+        }
+        return total
+    }
+
+    /// The unwritten bytes of the first chunk, where they lie. Invariant: `head < chunks.count`; a publication's
+    /// frame stays alive while its chunk is queued (the queue holds a retain), and the reply buffer's bytes until
+    /// they are consumed.
+    private func headRun() -> UnsafeRawBufferPointer {
+        let chunk = chunks[head]
+        let length = chunk.count - headOffset
+        if let publication = chunk.publication {
+            let base = publication._withUnsafeGuaranteedRef { $0.frameBase }
+            return UnsafeRawBufferPointer(start: UnsafeRawPointer(base + headOffset), count: length)
+        }
+        return UnsafeRawBufferPointer(start: ownBytes.readable(length), count: length)
+    }
+
+    /// How many bytes the next `SSL_write` offers: a large first chunk alone (up to ``tlsDirectLimit``), else the
+    /// small chunks in a row up to ``tlsGatherLimit``.
+    private func nextTLSBlockLength() -> Int {
+        let first = chunks[head].count - headOffset
+        if first >= Self.tlsDirectMinimum { return min(first, Self.tlsDirectLimit) }
+        var total = first
+        var index = head + 1
+        while index < chunks.count {
+            let count = chunks[index].count
+            guard count < Self.tlsDirectMinimum, total + count <= Self.tlsGatherLimit else { break }
+            total += count
+            index += 1
+        }
+        return total
+    }
+
+    /// Copies the first `length` unwritten bytes into `scratch`, in order. Invariant: `length <= pendingBytes` and
+    /// `length <= scratch.count`.
+    private func copyPending(_ length: Int, into scratch: UnsafeMutableRawBufferPointer) {
+        precondition(length <= scratch.count && length <= pendingBytes, "TLS block larger than its scratch buffer")
+        var copied = 0
+        var index = head
+        var offset = headOffset
+        var replyOffset = 0
+        // The reply chunks together, in order, from the reply buffer's first unwritten byte.
+        let replyBase = ownBytes.count > 0 ? UnsafeRawPointer(ownBytes.readable(ownBytes.count)) : nil
+        while copied < length {
+            let chunk = chunks[index]
+            let take = min(chunk.count - offset, length - copied)
+            let source: UnsafeRawPointer
+            if let publication = chunk.publication {
+                source = UnsafeRawPointer(publication._withUnsafeGuaranteedRef { $0.frameBase } + offset)
+            } else {
+                source = replyBase! + replyOffset
+                replyOffset += chunk.count - offset
+            }
+            (scratch.baseAddress! + copied).copyMemory(from: source, byteCount: take)
+            copied += take
+            index += 1
+            offset = 0
+        }
+    }
+}

@@ -28,6 +28,9 @@ final class Session: Customer, @unchecked Sendable {
     let isTCP: Bool
     /// The peer's address (`127.0.0.1:51000`, `unix`), for logs and `$SYS` notifications.
     let peerAddress: String
+    /// The TLS session on a `tls://` listener's connection; nil on a plain one, whose reads and writes are the
+    /// system calls themselves (one check of this per read or write call, no more).
+    let tls: TLSStream?
     /// The loop this session runs on. A strong `let`: read through `self`, it is borrowed, with no reference
     /// counting per use (an `unowned(unsafe)` reference is copied into a strong one, a retain and a release, each
     /// time it is used).
@@ -75,11 +78,12 @@ final class Session: Customer, @unchecked Sendable {
 
     init(
         id: UInt64, fd: Int32, isTCP: Bool, peerAddress: String, loop: EventLoop, owner: any SessionOwner,
-        limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool
+        limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool, tls: TLSStream? = nil
     ) {
         self.id = id
         self.fd = fd
         self.isTCP = isTCP
+        self.tls = tls
         self.peerAddress = peerAddress
         self.maxPending = maxPending
         self.machine = ConnectionStateMachine(marks: .init(maxPending: maxPending))
@@ -241,7 +245,12 @@ final class Session: Customer, @unchecked Sendable {
 
     private func handleReadable() {
         switch machine.phase {
-        case .open: readCommands()
+        case .open:
+            if let tls, !tls.progress.isEstablished {
+                continueHandshake(tls)
+            } else {
+                readCommands()
+            }
         case .closing: discardInput()
         case .closed: break
         }
@@ -266,9 +275,10 @@ final class Session: Customer, @unchecked Sendable {
             // left nothing behind, so an idle session holds no read buffer.
             parser.exchangeStorage(with: &loop.readBuffer)
             defer { parser.exchangeStorage(with: &loop.readBuffer) }
+            let tls = self.tls
             parser.withWritableTail(minimumCapacity: Self.readSize) { space in
                 do throws(SystemCallError) {
-                    let result = try Syscall.read(fd, space)
+                    let result = if let tls { try tls.read(into: space) } else { try Syscall.read(fd, space) }
                     outcome = .success(result)
                     if case .processed(let n) = result { return n }
                 } catch {
@@ -281,6 +291,7 @@ final class Session: Customer, @unchecked Sendable {
                 perform(machine.failed(.forError(error)))
                 return
             case .success(.wouldBlock):
+                if let tls, tls.progress.inputWaitsFor == .writable { retryWhenWritable() }
                 return
             case .success(.processed(0)):
                 perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
@@ -290,6 +301,37 @@ final class Session: Customer, @unchecked Sendable {
                 lastInputAt = MonotonicClock.nanoseconds()
                 processCommands()
             }
+        }
+    }
+
+    /// Drives the TLS handshake one step further; once it is done, the owner learns the client certificate's name
+    /// (if any), output queued meanwhile is flushed, and reading starts (OpenSSL may already hold the first bytes).
+    private func continueHandshake(_ tls: TLSStream) {
+        switch tls.handshake() {
+        case .done:
+            owner.sessionEstablishedTLS(self, peerName: tls.peerCommonName)
+            if machine.phase == .open {
+                if !output.isEmpty { loop.markDirty(self) }
+                readCommands()
+            }
+        case .wantRead:
+            break  // the read source reports the peer's next flight
+        case .wantWrite:
+            retryWhenWritable()
+        case .closed:
+            perform(machine.inputEnded(outputIsEmpty: true))
+        case .failed(let reason):
+            owner.sessionFailedTLS(self, reason: reason)
+            perform(machine.failed(.protocolError))
+        }
+    }
+
+    /// A TLS handshake step or read needs room in the socket to send first (rare: the socket buffer of a new
+    /// connection takes a whole handshake flight). The write source belongs to the output's flow control, so this
+    /// polls instead: the read is retried shortly.
+    private func retryWhenWritable() {
+        loop.queue.asyncAfter(deadline: .now() + .milliseconds(5)) {
+            self.handleReadable()
         }
     }
 
@@ -355,7 +397,14 @@ final class Session: Customer, @unchecked Sendable {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
         if let beforeOutput = loop.beforeOutput { beforeOutput() }
         do {
-            let written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)
+            let written: Int
+            if let tls {
+                // Nothing goes out before the handshake is done; it flushes what waited.
+                guard tls.progress.isEstablished else { return }
+                written = try output.write(through: tls, scratch: loop.tlsScratch)
+            } else {
+                written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)
+            }
             loop.traffic.bytesOut += UInt64(written)
         } catch {
             perform(machine.failed(.forError(error)))
@@ -398,7 +447,10 @@ final class Session: Customer, @unchecked Sendable {
         if actions.contains(.pauseReading) { readSource?.suspend() }
         if actions.contains(.armWriteSource) { armWriteSource() }
         if actions.contains(.disarmWriteSource) { writeSource?.suspend() }
-        if actions.contains(.shutDownOutput) { Syscall.shutdownWrite(fd) }
+        if actions.contains(.shutDownOutput) {
+            tls?.shutdown()
+            Syscall.shutdownWrite(fd)
+        }
         if actions.contains(.flush) { loop.markDirty(self) }
         if actions.contains(.resumeReading) {
             readSource?.resume()

@@ -14,4 +14,11 @@ protocol SessionOwner: AnyObject {
     func sessionClosed(_ session: Session, reason: CloseReason)
     /// A fatal protocol error ends the session (for the log).
     func sessionFailed(_ session: Session, with error: ProtocolError)
+
+    /// A TLS session finished its handshake; `peerName` is the subject CN of the client certificate the context
+    /// verified (nil without one).
+    func sessionEstablishedTLS(_ session: Session, peerName: String?)
+
+    /// A TLS handshake failed (a client that does not speak TLS, a certificate refused); the session closes.
+    func sessionFailedTLS(_ session: Session, reason: String)
 }

@@ -29,6 +29,9 @@ final class EventLoop: @unchecked Sendable {
     let vectors: UnsafeMutablePointer<iovec>
     /// How many iovecs one writev may take.
     let maxVectors: Int
+    /// Where small output chunks are gathered for one `SSL_write` (``OutputQueue/tlsGatherLimit`` bytes; shared by
+    /// every TLS session, filled and written within one call).
+    let tlsScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: OutputQueue.tlsGatherLimit, alignment: 16)
     @exclusivity(unchecked) private var dirty: [Session] = []
     /// Called before a session writes anything (``Session/flush()``): makes the saved state durable first, so no
     /// `+OK` leaves before what it acknowledges is on disk, whichever path wrote it. Nil without a state directory.
@@ -56,6 +59,7 @@ final class EventLoop: @unchecked Sendable {
 
     deinit {
         vectors.deallocate()
+        tlsScratch.deallocate()
     }
 
     /// Adds a session to the list flushed at the end of this turn.
