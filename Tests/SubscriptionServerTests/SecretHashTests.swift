@@ -1,6 +1,7 @@
 import XCTest
 
 @testable import SubscriptionServer
+import SubscriptionWire
 
 /// A user's stored secret: PBKDF2-HMAC-SHA256 with random salt, written `pbkdf2-sha256$<iterations>$<salt>$<hash>`.
 /// The known answers were computed with an independent PBKDF2 loop (Python's `hmac` module, not OpenSSL's

@@ -1,10 +1,10 @@
-/// Standard base64 (RFC 4648 section 4, `+` and `/`, padded with `=`) for the fields of a ``SecretHash``: the server
-/// target has no Foundation.
-enum Base64 {
+/// Standard base64 (RFC 4648 section 4, `+` and `/`, padded with `=`), written once for the targets without
+/// Foundation: the fields of a stored secret hash, and `subctl`'s `payload_base64`.
+public enum Base64 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
     /// `bytes` as padded base64.
-    static func encode(_ bytes: [UInt8]) -> String {
+    public static func encode(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count + 2) / 3 * 4)
         var index = 0
@@ -24,7 +24,7 @@ enum Base64 {
 
     /// The bytes of padded base64 `text`; nil unless it is exactly what ``encode(_:)`` writes (length a multiple of
     /// 4, only alphabet characters before at most two `=`, unused bits zero), so a stored hash has one spelling.
-    static func decode(_ text: Substring) -> [UInt8]? {
+    public static func decode(_ text: Substring) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 4 == 0 else { return nil }
         var out: [UInt8] = []
