@@ -138,7 +138,7 @@ struct ConfigLoader {
         }
         for (key, path) in [("tls_cert", \ServerConfiguration.tlsCertificate), ("tls_key", \.tlsKey),
                             ("tls_client_ca", \.tlsClientCA)] {
-            if let value = try string(key), !value.isEmpty { server[keyPath: path] = value }
+            if let value = try string(key), !value.isEmpty { server[keyPath: path] = try Self.credentialPath(value, key) }
         }
         if let path = try string("unix_socket") {
             server.unixSocket = path.isEmpty ? nil : path

@@ -62,6 +62,25 @@ final class TLSTests: IntegrationTestCase {
         XCTAssertEqual(message.payload, Array("secure".utf8))
     }
 
+    /// `tls_cert: credential:NAME` reads the file systemd passed with `LoadCredential=NAME:...` (in
+    /// `$CREDENTIALS_DIRECTORY`); without that directory the start fails naming the key.
+    func testCertificatesMayComeFromSystemdCredentials() throws {
+        let credentials = files.path("credentials")
+        try FileManager.default.createDirectory(atPath: credentials, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: files.path("server.crt"), toPath: credentials + "/subd-tls.crt")
+        try FileManager.default.copyItem(atPath: files.path("server.key"), toPath: credentials + "/subd-tls.key")
+        let config = DaemonConfig(
+            numbers: ["X"], extraLines: ["tls_cert: \"credential:subd-tls.crt\"", "tls_key: \"credential:subd-tls.key\""])
+        let daemon = try startDaemon(
+            config, extraArguments: ["--listen", "tls://127.0.0.1:0"], environment: ["CREDENTIALS_DIRECTORY": credentials])
+        let secure = try tlsClient(try daemon.tlsPort())
+        XCTAssertEqual(try secure.command("SUB X"), "+OK")
+        XCTAssertThrowsError(try Daemon(config: config, extraArguments: ["--listen", "tls://127.0.0.1:0"])) { error in
+            XCTAssertTrue("\(error)".contains("tls_cert"), "\(error)")
+            XCTAssertTrue("\(error)".contains("CREDENTIALS_DIRECTORY"), "\(error)")
+        }
+    }
+
     func testALargeBurstGoesOutWhole() throws {
         // More than the socket takes at once: SSL_write blocks, is retried with the same bytes, and the order holds.
         let (daemon, port) = try startTLSDaemon()
