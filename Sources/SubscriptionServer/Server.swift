@@ -106,6 +106,11 @@ public final class Server: @unchecked Sendable {
                         boundTLS.append(try ListeningSocket.bind(address, unixMode: configuration.unixSocketMode))
                     }
                 } else {
+                    // A socket systemd passes in is served plain: a tls:// listener there would silently not be TLS.
+                    guard configuration.tlsListen.isEmpty else {
+                        throw ConfigurationError(
+                            key: "listen", problem: "tls:// listeners cannot be socket-activated yet; start subd.service")
+                    }
                     for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
                 }
                 try startMetrics()

@@ -37,11 +37,12 @@ struct Subctl: AsyncParsableCommand {
     static func movingGlobalOptions(_ arguments: [String]) -> [String] {
         var leading: [String] = []
         var rest = arguments[...]
+        let takingValue = ["--server", "--name", "--token", "--ca", "--cert", "--key"]
         while let first = rest.first {
-            if ["--server", "--name", "--token"].contains(first), rest.count >= 2 {
+            if takingValue.contains(first), rest.count >= 2 {
                 leading += rest.prefix(2)
                 rest = rest.dropFirst(2)
-            } else if ["--server=", "--name=", "--token="].contains(where: { first.hasPrefix($0) }) {
+            } else if first == "--tls" || takingValue.contains(where: { first.hasPrefix($0 + "=") }) {
                 leading.append(first)
                 rest = rest.dropFirst()
             } else {

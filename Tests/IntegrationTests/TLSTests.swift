@@ -214,6 +214,25 @@ final class TLSTests: IntegrationTestCase {
         XCTAssertTrue(wrongName.stderr.contains("IP address mismatch"), wrongName.stderr)
         let misuse = try Subctl.run(["ping", "--server", server, "--ca", files.path("server.crt")])
         XCTAssertEqual(misuse.status, 64, "--ca without --tls: \(misuse)")
+        // The TLS options may come before the command, as the other global options may.
+        let leading = try Subctl.run(trust + ["--server", server, "list"])
+        XCTAssertEqual(leading.status, 0, "\(leading)")
+        XCTAssertEqual(leading.output, "X 0\n")
+        // A shorthand IP address ("127.1") is a name, matched against the certificate like any other: refused.
+        let shorthand = try Subctl.run(["ping", "--server", "127.1:\(port)"] + trust)
+        XCTAssertEqual(shorthand.status, 69, "\(shorthand)")
+    }
+
+    /// A client that resumes its TLS session (as Go, Java or a reconnecting s_client do) is served again, client
+    /// certificates required or not (a context that verifies clients needs a session id context).
+    func testAResumedSessionIsServed() throws {
+        let (_, port) = try startTLSDaemon(["tls_client_ca: \"\(files.path("server.crt"))\""])
+        let result = try runOpenSSL([
+            "s_client", "-connect", "127.0.0.1:\(port)", "-reconnect", "-tls1_2", "-CAfile", files.path("server.crt"),
+            "-cert", files.path("server.crt"), "-key", files.path("server.key"),
+        ])
+        XCTAssertGreaterThanOrEqual(result.components(separatedBy: "Reused,").count - 1, 1, result)
+        XCTAssertFalse(result.contains("alert internal error"), result)
     }
 
     /// `subd hash-secret` of `secret`.
@@ -225,5 +244,15 @@ final class TLSTests: IntegrationTestCase {
         XCTAssertEqual(child.waitForExit(timeout: 10), 0, child.stderr.text)
         child.stdout.waitForEnd(timeout: 5)
         return child.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Runs the `openssl` CLI with stdin at its end; returns what it printed (stdout and stderr).
+    private func runOpenSSL(_ arguments: [String]) throws -> String {
+        let child = try ChildProcess(
+            executable: try TLSFiles.openssl(), arguments: arguments, stdinPipe: true, label: "openssl")
+        try child.writeStdinAndClose([])
+        XCTAssertNotNil(child.waitForExit(timeout: 30), "openssl \(arguments.first ?? "") did not end")
+        child.stdout.waitForEnd(timeout: 5)
+        return child.stdout.text + child.stderr.text
     }
 }

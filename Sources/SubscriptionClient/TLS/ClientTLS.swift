@@ -50,13 +50,12 @@ final class ClientTLS: @unchecked Sendable {
         guard let ssl = SSL_new(context) else { throw failure("cannot make a TLS session") }
         let session = ClientTLS(ssl: ssl)
         guard SSL_set_fd(ssl, fd) == 1 else { throw failure("cannot use the socket") }
-        let isAddress = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
-        if isAddress {
-            _ = X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host)
-        } else {
-            _ = SSL_set1_host(ssl, host)
-            _ = subd_ssl_set_server_name(ssl, host)
-        }
+        // Only a literal inet_pton takes is an IP address ("127.1" is a name: it then matches no certificate).
+        var v4 = in_addr(), v6 = in6_addr()
+        let isAddress = inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
+        let named = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) : SSL_set1_host(ssl, host)
+        guard named == 1 else { throw failure("cannot check the server's name '\(host)'") }
+        if !isAddress { _ = subd_ssl_set_server_name(ssl, host) }
         SSL_set_connect_state(ssl)
         let deadline = ContinuousClock.now + timeout
         while true {

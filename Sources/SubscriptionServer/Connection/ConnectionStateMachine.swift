@@ -105,9 +105,23 @@ struct ConnectionStateMachine {
     /// True while the session takes commands from the socket: open, not paused and not sitting out a penalty.
     var isReading: Bool { phase == .open && !isReadingPaused && !isPenalized }
 
-    /// True while the read source is suspended (by flow control or a penalty): it must be resumed before it is
-    /// cancelled.
-    var isReadSourceSuspended: Bool { isReadingPaused || isPenalized }
+    /// True while the read source is suspended (by flow control, a penalty, or TLS waiting for room): it must be
+    /// resumed before it is cancelled.
+    var isReadSourceSuspended: Bool { isReadingPaused || isPenalized || isWaitingForRoom }
+    /// True while a TLS handshake step or read waits for room in the socket (the read source would spin).
+    private(set) var isWaitingForRoom = false
+
+    /// A TLS handshake step or read wants to write first: reading pauses until ``tlsInputUnblocked()``.
+    mutating func tlsInputBlocked() -> Actions {
+        guard phase != .closed, !isWaitingForRoom else { return [] }
+        return setReadPause(room: true)
+    }
+
+    /// The retry after ``tlsInputBlocked()``: reading resumes unless another reason holds it.
+    mutating func tlsInputUnblocked() -> Actions {
+        guard phase != .closed, isWaitingForRoom else { return [] }
+        return setReadPause(room: false)
+    }
 
     /// True while output must wait (a penalty's delay).
     var isOutputHeld: Bool { isPenalized }
@@ -219,11 +233,13 @@ struct ConnectionStateMachine {
 
     // MARK: Transitions
 
-    /// Sets the reasons the read source may be suspended (flow control or a seen end of input; a penalty) and returns
+    /// Sets the reasons the read source may be suspended (flow control or a seen end of input; a penalty; a TLS step
+    /// waiting for room) and returns
     /// what keeps the source in step: suspend when the first reason appears, resume when the last one goes, nothing
     /// otherwise. Every change of either flag goes through here, so suspends and resumes always balance.
-    private mutating func setReadPause(flowControl: Bool? = nil, penalty: Bool? = nil) -> Actions {
+    private mutating func setReadPause(flowControl: Bool? = nil, penalty: Bool? = nil, room: Bool? = nil) -> Actions {
         let wasSuspended = isReadSourceSuspended
+        if let room { isWaitingForRoom = room }
         if let flowControl { isReadingPaused = flowControl }
         if let penalty { isPenalized = penalty }
         switch (wasSuspended, isReadSourceSuspended) {

@@ -106,7 +106,9 @@ final class Session: Customer, @unchecked Sendable {
     /// What the liveness check needs to know.
     var livenessFacts: LivenessPolicy.Facts {
         LivenessPolicy.Facts(
-            connectedAt: connectedAt, lastInputAt: lastInputAt, hasPartialCommand: parser.bufferedByteCount > 0,
+            connectedAt: connectedAt, lastInputAt: lastInputAt,
+            // A TLS handshake not finished is a command not finished: command_timeout ends a stalled one.
+            hasPartialCommand: parser.bufferedByteCount > 0 || tls?.progress.isEstablished == false,
             isReading: machine.isReading, isAuthenticated: isAuthenticated)
     }
 
@@ -330,8 +332,11 @@ final class Session: Customer, @unchecked Sendable {
     /// connection takes a whole handshake flight). The write source belongs to the output's flow control, so this
     /// polls instead: the read is retried shortly.
     private func retryWhenWritable() {
+        guard !machine.isWaitingForRoom else { return }  // one retry at a time
+        perform(machine.tlsInputBlocked())  // the read source would report unread input again and again
         loop.queue.asyncAfter(deadline: .now() + .milliseconds(5)) {
-            self.handleReadable()
+            self.perform(self.machine.tlsInputUnblocked())  // resumeReading: scheduleRead -> handleReadable
+            self.loop.endOfTurn()
         }
     }
 
@@ -400,7 +405,11 @@ final class Session: Customer, @unchecked Sendable {
             let written: Int
             if let tls {
                 // Nothing goes out before the handshake is done; it flushes what waited.
-                guard tls.progress.isEstablished else { return }
+                guard tls.progress.isEstablished else {
+                    // Nothing can ever go out: a closing session (drain, timeout) has nothing left to wait for.
+                    if machine.phase == .closing { perform(machine.failed(.shutdown)) }
+                    return
+                }
                 written = try output.write(through: tls, scratch: loop.tlsScratch)
             } else {
                 written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)

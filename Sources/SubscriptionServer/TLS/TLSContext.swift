@@ -24,6 +24,9 @@ final class TLSContext: @unchecked Sendable {
         self.verifiesClients = clientCA != nil
         _ = subd_ssl_ctx_set_server_defaults(context)
         _ = subd_ssl_ctx_set_partial_write_modes(context)
+        // Without a session id context, a resumed session on a context that verifies clients fails (internal_error).
+        let sessionContext = Array("subd".utf8)
+        _ = SSL_CTX_set_session_id_context(context, sessionContext, UInt32(sessionContext.count))
         ERR_clear_error()
         guard SSL_CTX_use_certificate_chain_file(context, certificate) == 1 else {
             throw ConfigurationError(key: "tls_cert", problem: "cannot load '\(certificate)': \(Self.drainErrors())")
