@@ -7,6 +7,7 @@
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <string.h>
 
 // OpenSSL's macros that Swift cannot import, as functions (TLS listeners, Sources/SubscriptionServer/TLS).
 
@@ -25,4 +26,27 @@ static inline int subd_ssl_ctx_set_server_defaults(SSL_CTX *ctx) {
 /// SSL_set_tlsext_host_name: the server name a client asks for (SNI).
 static inline long subd_ssl_set_server_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
+}
+
+/// Empties this thread's OpenSSL error queue into `buffer` as one line, the reasons joined by "; " (cut to fit,
+/// always NUL-terminated); returns how many errors there were. Written once for the server's and the client's
+/// error messages.
+static inline int subd_ssl_drain_errors(char *buffer, size_t size) {
+    int count = 0;
+    size_t used = 0;
+    if (size == 0) return 0;
+    buffer[0] = 0;
+    unsigned long code;
+    while ((code = ERR_get_error()) != 0) {
+        char text[256];
+        ERR_error_string_n(code, text, sizeof text);
+        if (count > 0 && used + 2 < size) { buffer[used++] = ';'; buffer[used++] = ' '; buffer[used] = 0; }
+        size_t length = strlen(text);
+        if (used + length >= size) length = size - used - 1;
+        memcpy(buffer + used, text, length);
+        used += length;
+        buffer[used] = 0;
+        count += 1;
+    }
+    return count;
 }

@@ -120,12 +120,8 @@ final class ClientTLS: @unchecked Sendable {
     }
 
     private static func drainErrors() -> String {
-        var reasons: [String] = []
-        while case let code = ERR_get_error(), code != 0 {
-            var text = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &text, text.count)
-            reasons.append(String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
-        return reasons.isEmpty ? "no reason given" : reasons.joined(separator: "; ")
+        var text = [CChar](repeating: 0, count: 1024)
+        guard subd_ssl_drain_errors(&text, text.count) > 0 else { return "no reason given" }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
