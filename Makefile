@@ -10,8 +10,8 @@ UNITDIR    ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test alloc-guard bench bench-peers fuzz install uninstall \
-	clean
+.PHONY: all deps deps-test deps-peers apt build release run test alloc-guard bench bench-peers fuzz fuzz-path install \
+	uninstall clean
 
 all: build
 
@@ -135,3 +135,21 @@ fuzz:
 		-o .build/fuzz/parser-fuzz
 	.build/fuzz/parser-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/commands.dict -artifact_prefix=.build/fuzz/ \
 		.build/fuzz/corpus
+
+## fuzz-path: libFuzzer on the whole command path for FUZZ_SECONDS: several sessions' bytes through the parser, the
+## handlers' center calls and the center (its sources compiled into the target, so its index is checked from inside)
+## against a model after every command; crashes land in .build/fuzz-path/ (its own directory, so it may build while
+## `make fuzz` runs)
+fuzz-path:
+	mkdir -p .build/fuzz-path/corpus
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionWire -emit-library -static \
+		-emit-module -emit-module-path .build/fuzz-path/SubscriptionWire.swiftmodule \
+		Sources/SubscriptionWire/*.swift -o .build/fuzz-path/libSubscriptionWire.a
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionProtocol -I .build/fuzz-path \
+		-emit-library -static -emit-module -emit-module-path .build/fuzz-path/SubscriptionProtocol.swiftmodule \
+		Sources/SubscriptionProtocol/*.swift -o .build/fuzz-path/libSubscriptionProtocol.a
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name CommandPathFuzz -I .build/fuzz-path \
+		Tests/Fuzz/CommandPathFuzz.swift Sources/SubscriptionCenter/*.swift \
+		.build/fuzz-path/libSubscriptionProtocol.a .build/fuzz-path/libSubscriptionWire.a -o .build/fuzz-path/path-fuzz
+	.build/fuzz-path/path-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/command-path.dict \
+		-artifact_prefix=.build/fuzz-path/ .build/fuzz-path/corpus Tests/Fuzz/path-seeds
