@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionWire
 
 /// A number, pattern or token as a dictionary key, equal and hashed **byte for byte**.
@@ -22,17 +19,7 @@ struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
     var string: String { String(text) }
 
     static func == (lhs: NameKey, rhs: NameKey) -> Bool {
-        let left = lhs.text.utf8
-        let right = rhs.text.utf8
-        guard left.count == right.count else { return false }
-        // Native strings are contiguous: compare the two byte buffers with memcmp.
-        let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
-            right.withContiguousStorageIfAvailable { rightBytes in
-                leftBytes.isEmpty || memcmp(leftBytes.baseAddress!, rightBytes.baseAddress!, leftBytes.count) == 0
-            }
-        }
-        if let contiguous, let equal = contiguous { return equal }
-        return left.elementsEqual(right)
+        NameBytes.equal(lhs.text, rhs.text)
     }
 
     static func < (lhs: NameKey, rhs: NameKey) -> Bool {
@@ -40,11 +27,12 @@ struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
     }
 
     func hash(into hasher: inout Hasher) {
-        let hashed: Void? = text.utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil {
-            for byte in text.utf8 { hasher.combine(byte) }
-        }
-        hasher.combine(text.utf8.count)
+        hasher.combine(NameBytes.hash(text, seed: 0))
+    }
+
+    /// The hash the center's tables use (``NameBytes/hash(_:seed:)``): no `Hasher` on the publish path.
+    func _rawHashValue(seed: Int) -> Int {
+        NameBytes.hash(text, seed: seed)
     }
 
     /// The dot-separated tokens of a name, as ``Names/tokens(_:)`` splits them.

@@ -75,14 +75,30 @@ extension CommandParser {
         if !pendingInfo.isEmpty { swap(&info, &pendingInfo) }
         let infoError = pendingInfoError
         pendingInfoError = nil
-        do {
-            try Names.check(numberBytes, allowWildcards: false)
-        } catch {
-            return .failure(Self.invalidName("number", numberBytes, error))
+        let number: String
+        if isLastNumber(numberBytes) {
+            number = lastNumber
+        } else {
+            do {
+                try Names.check(numberBytes, allowWildcards: false)
+            } catch {
+                return .failure(Self.invalidName("number", numberBytes, error))
+            }
+            number = String(decoding: numberBytes, as: UTF8.self)
+            lastNumber = number
         }
         if let infoError { return .failure(infoError) }
-        let number = String(decoding: numberBytes, as: UTF8.self)
         return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
+    }
+
+    /// True when `bytes` are those of ``lastNumber``: a client that publishes to one number again and again (the
+    /// common case) has it checked and made a `String` once, not on every `PUB`.
+    func isLastNumber(_ bytes: ArraySlice<UInt8>) -> Bool {
+        var last = lastNumber
+        guard last.utf8.count == bytes.count, !bytes.isEmpty else { return false }
+        return last.withUTF8 { lastBytes in
+            bytes.withUnsafeBytes { NameBytes.equal(UnsafeRawBufferPointer(lastBytes), $0) }
+        }
     }
 
     static func lineTooLong(_ maxLine: Int) -> ProtocolError {

@@ -86,6 +86,9 @@ public struct CommandParser {
     /// command); set only for a `PUB` that has pairs (or bad ones), and cleared when its payload is taken.
     var pendingInfo: [InfoPair] = []
     var pendingInfoError: ProtocolError?
+    /// The number of the last `PUB` whose number passed ``Names/check(_:allowWildcards:)`` (empty before one did):
+    /// a `PUB` to the same bytes reuses it (``isLastNumber(_:)``).
+    var lastNumber = ""
 
     /// Makes an empty parser enforcing `limits`.
     public init(limits: ProtocolLimits = ProtocolLimits()) {

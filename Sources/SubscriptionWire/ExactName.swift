@@ -23,15 +23,7 @@ public struct ExactName: Hashable, Comparable, Sendable, CustomStringConvertible
     /// are different names (unlike `String ==`).
     @inlinable
     public static func == (lhs: ExactName, rhs: ExactName) -> Bool {
-        let left = lhs.string.utf8
-        let right = rhs.string.utf8
-        guard left.count == right.count else { return false }
-        // Native strings are contiguous: compare the two byte buffers at once.
-        let contiguous = left.withContiguousStorageIfAvailable { leftBytes in
-            right.withContiguousStorageIfAvailable { rightBytes in leftBytes.elementsEqual(rightBytes) }
-        }
-        if let contiguous, let equal = contiguous { return equal }
-        return left.elementsEqual(right)
+        NameBytes.equal(lhs.string[...], rhs.string[...])
     }
 
     /// Byte order of the UTF-8 bytes (a name that is a prefix of another sorts first): the same order on every
@@ -41,15 +33,16 @@ public struct ExactName: Hashable, Comparable, Sendable, CustomStringConvertible
         lhs.string.utf8.lexicographicallyPrecedes(rhs.string.utf8)
     }
 
-    /// Hashes the UTF-8 bytes (and their count, so that no name's hash input is a prefix of another's): equal
-    /// bytes, equal hashes; canonically equivalent spellings are not hashed alike, unlike a String's hash.
+    /// Hashes the UTF-8 bytes and their count (``NameBytes/hash(_:seed:)``): equal bytes, equal hashes; canonically
+    /// equivalent spellings are not hashed alike, unlike a String's hash.
     @inlinable
     public func hash(into hasher: inout Hasher) {
-        let utf8 = string.utf8
-        let hashed: Void? = utf8.withContiguousStorageIfAvailable { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        if hashed == nil {
-            for byte in utf8 { hasher.combine(byte) }
-        }
-        hasher.combine(utf8.count)
+        hasher.combine(NameBytes.hash(string[...], seed: 0))
+    }
+
+    /// The hash tables use (``NameBytes/hash(_:seed:)`` under the table's seed), without a `Hasher`.
+    @inlinable
+    public func _rawHashValue(seed: Int) -> Int {
+        NameBytes.hash(string[...], seed: seed)
     }
 }
