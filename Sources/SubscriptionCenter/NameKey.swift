@@ -1,39 +1,17 @@
 import SubscriptionWire
 
-/// A number, pattern or token as a dictionary key, equal and hashed **byte for byte**.
+/// A number, pattern, group or token as a key of the center's tables: ``ExactName``, equal, hashed and ordered **byte
+/// for byte** (``NameBytes``), where Swift's `String ==` treats canonically equivalent spellings as equal (`"café"`
+/// precomposed and `"cafe\u{301}"`). Listings sort the same way on every machine.
 ///
-/// Swift's `String ==` treats canonically equivalent spellings as equal (`"café"` precomposed and `"cafe\u{301}"`),
-/// but the protocol's names are byte strings: different bytes are different numbers. Every table in the center is
-/// keyed by this type. Ordering is by bytes too, so listings sort the same way on every machine.
-struct NameKey: Hashable, Comparable, ExpressibleByStringLiteral {
-    /// The name's text (a slice when it is a token of a longer name).
-    let text: Substring
+/// A key holds a `String`, never a `Substring`: a token of a longer name is made a String once, when a pattern is
+/// added to or looked up in the trie (small strings: no allocation), so the lookup on every publish reads the name's
+/// bytes in place.
+typealias NameKey = ExactName
 
-    init(_ text: String) { self.text = text[...] }
-
-    init(_ text: Substring) { self.text = text }
-
-    init(stringLiteral value: String) { self.text = value[...] }
-
-    /// The name as a String.
-    var string: String { String(text) }
-
-    static func == (lhs: NameKey, rhs: NameKey) -> Bool {
-        NameBytes.equal(lhs.text, rhs.text)
-    }
-
-    static func < (lhs: NameKey, rhs: NameKey) -> Bool {
-        lhs.text.utf8.lexicographicallyPrecedes(rhs.text.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(NameBytes.hash(text, seed: 0))
-    }
-
-    /// The hash the center's tables use (``NameBytes/hash(_:seed:)``): no `Hasher` on the publish path.
-    func _rawHashValue(seed: Int) -> Int {
-        NameBytes.hash(text, seed: seed)
-    }
+extension ExactName {
+    /// The key of a token of a longer name.
+    init(_ token: Substring) { self.init(String(token)) }
 
     /// The dot-separated tokens of a name, as ``Names/tokens(_:)`` splits them.
     static func tokens(of name: String) -> [NameKey] {

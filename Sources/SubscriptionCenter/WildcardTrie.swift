@@ -93,7 +93,7 @@ struct WildcardTrie<Message> {
         }
         if let literal = node.literals[tokens[index]] { collect(tokens, at: index + 1, below: literal, into: &matches) }
         // A wildcard first token does not match the daemon's own numbers (`$SYS.`): Names.matches's rule.
-        if index == 0 && Names.isSystemToken(tokens[0].text.utf8) { return }
+        if index == 0 && Names.isSystemToken(tokens[0].string.utf8) { return }
         // `>` matches the one or more tokens left.
         matches.append(contentsOf: node.rest.items)
         if let star = node.star { collect(tokens, at: index + 1, below: star, into: &matches) }

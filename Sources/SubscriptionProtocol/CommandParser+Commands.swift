@@ -1,7 +1,7 @@
 import SubscriptionWire
 
 /// The commands whose arguments need more than one name.
-extension CommandParser {
+extension LineParser {
     /// `PUB <number> <nbytes>[ <key>=<value>...]`: checks nbytes now (a size over `maxPayload`, however many digits
     /// it has, is `TOOBIG`), the number and the info pairs once the payload is consumed (so a bad one leaves the
     /// stream in step).

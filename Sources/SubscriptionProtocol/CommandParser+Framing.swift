@@ -76,7 +76,7 @@ extension CommandParser {
         let infoError = pendingInfoError
         pendingInfoError = nil
         let number: String
-        if isLastNumber(numberBytes) {
+        if Self.isSame(numberBytes, as: lastNumber) {
             number = lastNumber
         } else {
             do {
@@ -91,14 +91,16 @@ extension CommandParser {
         return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
     }
 
-    /// True when `bytes` are those of ``lastNumber``: a client that publishes to one number again and again (the
-    /// common case) has it checked and made a `String` once, not on every `PUB`.
-    func isLastNumber(_ bytes: ArraySlice<UInt8>) -> Bool {
-        var last = lastNumber
-        guard last.utf8.count == bytes.count, !bytes.isEmpty else { return false }
-        return last.withUTF8 { lastBytes in
+    /// True when `bytes` are those of `last` (``lastNumber``): a client that publishes to one number again and again
+    /// (the common case) has it checked and made a `String` once, not on every `PUB`. Static, so that the mutating
+    /// caller does not copy the parser to call it.
+    static func isSame(_ bytes: ArraySlice<UInt8>, as last: String) -> Bool {
+        let last = last.utf8
+        guard last.count == bytes.count, !bytes.isEmpty else { return false }
+        let same = last.withContiguousStorageIfAvailable { lastBytes in
             bytes.withUnsafeBytes { NameBytes.equal(UnsafeRawBufferPointer(lastBytes), $0) }
         }
+        return same ?? false
     }
 
     static func lineTooLong(_ maxLine: Int) -> ProtocolError {

@@ -13,7 +13,18 @@ enum LineOutcome {
     case publishHeader(number: Range<Int>, count: Int, info: Result<[InfoPair], ProtocolError>)
 }
 
-extension CommandParser {
+/// Parses one command line of the parser's buffer: the line-level half of ``CommandParser``, kept in its own small
+/// value (the buffer's reference and the limits) so that ``CommandParser/next()``, which mutates the parser, calls it
+/// without copying the whole parser first (a non-mutating method of the parser, called from a mutating one, made a
+/// 144-byte copy with its retains and releases on every command).
+struct LineParser {
+    /// The parser's buffer (shared storage, not a copy).
+    let buffer: [UInt8]
+    /// The limits in force.
+    let limits: ProtocolLimits
+}
+
+extension LineParser {
     /// Parses the command line in `buffer[content]` (LF and CR already dropped).
     func parseLine(_ content: Range<Int>) -> LineOutcome {
         var line = LineReader(bytes: buffer, position: content.lowerBound, end: content.upperBound)
@@ -44,7 +55,7 @@ extension CommandParser {
         do {
             try Names.check(bytes, allowWildcards: pattern)
         } catch {
-            return .failure(Self.invalidName(pattern ? "pattern" : "number", bytes, error))
+            return .failure(CommandParser.invalidName(pattern ? "pattern" : "number", bytes, error))
         }
         return .success(String(decoding: bytes, as: UTF8.self))
     }

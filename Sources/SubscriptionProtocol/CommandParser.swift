@@ -122,7 +122,7 @@ public struct CommandParser {
                 case .failure(let error):
                     return fail(error)
                 case .success(let span):
-                    switch parseLine(span.content) {
+                    switch LineParser(buffer: buffer, limits: limits).parseLine(span.content) {
                     case .blank:
                         readIndex = span.end
                         continue

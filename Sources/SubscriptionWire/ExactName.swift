@@ -23,7 +23,7 @@ public struct ExactName: Hashable, Comparable, Sendable, CustomStringConvertible
     /// are different names (unlike `String ==`).
     @inlinable
     public static func == (lhs: ExactName, rhs: ExactName) -> Bool {
-        NameBytes.equal(lhs.string[...], rhs.string[...])
+        NameBytes.equal(lhs.string, rhs.string)
     }
 
     /// Byte order of the UTF-8 bytes (a name that is a prefix of another sorts first): the same order on every
@@ -37,12 +37,12 @@ public struct ExactName: Hashable, Comparable, Sendable, CustomStringConvertible
     /// equivalent spellings are not hashed alike, unlike a String's hash.
     @inlinable
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(NameBytes.hash(string[...], seed: 0))
+        hasher.combine(NameBytes.hash(string, seed: 0))
     }
 
     /// The hash tables use (``NameBytes/hash(_:seed:)`` under the table's seed), without a `Hasher`.
     @inlinable
     public func _rawHashValue(seed: Int) -> Int {
-        NameBytes.hash(string[...], seed: seed)
+        NameBytes.hash(string, seed: seed)
     }
 }

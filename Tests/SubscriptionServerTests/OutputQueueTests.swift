@@ -29,6 +29,12 @@ final class OutputQueueTests: XCTestCase {
         Publication.make(number: "N", payload: Array(text.utf8))
     }
 
+    /// Queues `message` with a turn's copy budget of `budget` bytes (0: only the always-copied first bytes).
+    private func append(_ message: Publication, to queue: inout OutputQueue, budget: Int = 0) {
+        var budget = budget
+        queue.append(message, copyBudget: &budget)
+    }
+
     private func reply(_ text: String, to queue: inout OutputQueue) {
         Array(text.utf8).withUnsafeBytes { queue.append(replyBytes: $0) }
     }
@@ -64,7 +70,7 @@ final class OutputQueueTests: XCTestCase {
         for index in 0..<3_000 {
             if Bool.random(using: &generator) {
                 let message = publication("\(index)" + String(repeating: "m", count: Int.random(in: 1...300, using: &generator)))
-                queue.append(message)
+                append(message, to: &queue)
                 expected += String(decoding: message.frame, as: UTF8.self)
             } else {
                 let text = "+OK \(index)\n"
@@ -88,7 +94,7 @@ final class OutputQueueTests: XCTestCase {
         let message = publication("V1.0")
         XCTAssertEqual(message.frameCount, 13)
         for _ in 0..<10_000 {
-            queue.append(message)
+            append(message, to: &queue)
             reply("+OK 1\n", to: &queue)
         }
         XCTAssertEqual(queue.pendingBytes, 10_000 * (13 + 6))
@@ -96,18 +102,46 @@ final class OutputQueueTests: XCTestCase {
         XCTAssertLessThan(queue.heldBytes, 10_000 * 512, "hundreds of bytes per message at most, not a 4 KiB block")
     }
 
-    /// Small frames are copied while the session keeps up; once 16 KiB wait, they are shared, so a backlog to many
-    /// subscribers costs each frame once.
-    func testSmallFramesAreCopiedWhileTheSessionKeepsUpAndSharedWhenItIsBehind() {
+    /// Small frames are copied while less than ``OutputQueue/copyBacklogLimit`` bytes wait, whatever the turn's
+    /// budget; past that, only from the budget (which they use up) and only while the session keeps up. A session
+    /// whose last write was short shares them until everything is out.
+    func testSmallFramesAreCopiedFromTheBudgetWhileTheSessionKeepsUpAndSharedWhenItIsBehind() throws {
         var queue = OutputQueue()
         var message: Publication! = publication("V1.0")
-        for _ in 0..<100 { queue.append(message) }
+        for _ in 0..<100 { append(message, to: &queue) }
         XCTAssertTrue(isKnownUniquelyReferenced(&message), "copied: the queue holds no reference")
         reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
-        queue.append(message)
-        XCTAssertFalse(isKnownUniquelyReferenced(&message), "behind: the frame is shared")
+        append(message, to: &queue)
+        XCTAssertFalse(isKnownUniquelyReferenced(&message), "past the limit with no budget: the frame is shared")
         queue.removeAll()
         XCTAssertTrue(isKnownUniquelyReferenced(&message), "dropping the output gives the reference back")
+
+        // Past the limit, the budget pays for copies until it is short of one frame.
+        reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
+        var budget = 3 * message.frameCount + 1
+        for _ in 0..<3 { queue.append(message, copyBudget: &budget) }
+        XCTAssertTrue(isKnownUniquelyReferenced(&message), "copied from the budget")
+        XCTAssertEqual(budget, 1)
+        queue.append(message, copyBudget: &budget)
+        XCTAssertFalse(isKnownUniquelyReferenced(&message), "budget spent: shared")
+        XCTAssertEqual(budget, 1)
+        queue.removeAll()
+
+        // A write that fills the 4 KiB socket buffer leaves the session behind: shared, budget or not, until all is
+        // written; then copied again.
+        reply(String(repeating: "r", count: 64 << 10), to: &queue)
+        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64)
+        XCTAssertTrue(queue.isBehind)
+        var large = 1 << 20
+        queue.append(message, copyBudget: &large)
+        XCTAssertFalse(isKnownUniquelyReferenced(&message), "behind: shared despite the budget")
+        XCTAssertEqual(large, 1 << 20, "a shared frame costs no budget")
+        _ = try writeAll(&queue)
+        XCTAssertFalse(queue.isBehind, "all out: keeping up again")
+        reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
+        queue.append(message, copyBudget: &large)
+        XCTAssertTrue(isKnownUniquelyReferenced(&message), "keeping up: copied from the budget again")
+        queue.removeAll()
     }
 
     func testFramesOverTheCopyLimitAreSharedAndCountedInFull() throws {
@@ -115,9 +149,9 @@ final class OutputQueueTests: XCTestCase {
         let small = publication(String(repeating: "s", count: OutputQueue.copyLimit - 20))
         let large = publication(String(repeating: "l", count: OutputQueue.copyLimit + 1))
         XCTAssertLessThanOrEqual(small.frameCount, OutputQueue.copyLimit)
-        queue.append(small)
+        append(small, to: &queue, budget: 1 << 20)
         let heldBeforeLarge = queue.heldBytes
-        queue.append(large)
+        append(large, to: &queue, budget: 1 << 20)
         XCTAssertGreaterThanOrEqual(queue.heldBytes, heldBeforeLarge + large.heldBytes, "the large one is held whole")
         let received = try writeAll(&queue)
         XCTAssertEqual(received, small.frame + large.frame)
@@ -126,7 +160,7 @@ final class OutputQueueTests: XCTestCase {
     func testHeldMemoryCountsAFrameInFullHoweverFewOfItsBytesAreLeft() throws {
         var queue = OutputQueue()
         let big = publication(String(repeating: "b", count: 100_000))
-        queue.append(big)
+        append(big, to: &queue, budget: 1 << 20)
         XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Publication.overhead)
         _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64)
         XCTAssertLessThan(queue.pendingBytes, 100_000, "partly written")
@@ -138,7 +172,7 @@ final class OutputQueueTests: XCTestCase {
 
     func testRemoveAllDropsEverything() {
         var queue = OutputQueue()
-        queue.append(publication("a"))
+        append(publication("a"), to: &queue)
         reply("+OK\n", to: &queue)
         queue.removeAll()
         XCTAssertTrue(queue.isEmpty)

@@ -29,21 +29,24 @@ final class NameBytesTests: XCTestCase {
         }
     }
 
-    /// A name that is a slice of a longer string (a token) is compared and hashed by its own bytes only.
-    func testSubstringsAreTheirOwnBytes() {
+    /// A String made from part of a longer one (a token), or from bytes, is compared and hashed by its own bytes;
+    /// a String that is not contiguous UTF-8 (bridged) would take the copying path, which agrees.
+    func testStringsFromSlicesAndBytes() {
         let long = "SCIENCE.physics.quantum.entanglement"
-        let token = long.split(separator: ".")[2]
-        XCTAssertTrue(NameBytes.equal(token, "quantum"[...]))
-        XCTAssertFalse(NameBytes.equal(token, "quantu"[...]))
-        XCTAssertFalse(NameBytes.equal(long.dropLast(), long[...]))
-        XCTAssertEqual(NameBytes.hash(token, seed: 3), NameBytes.hash("quantum"[...], seed: 3))
-        XCTAssertTrue(NameBytes.equal(""[...], long.dropFirst(long.count)))
+        let token = String(long.split(separator: ".")[2])
+        let fromBytes = String(decoding: Array("quantum".utf8), as: UTF8.self)
+        XCTAssertTrue(NameBytes.equal(token, fromBytes))
+        XCTAssertFalse(NameBytes.equal(token, "quantu"))
+        XCTAssertFalse(NameBytes.equal(String(long.dropLast()), long))
+        XCTAssertEqual(NameBytes.hash(token, seed: 3), NameBytes.hash(fromBytes, seed: 3))
+        XCTAssertEqual(NameBytes.hash(long, seed: 3), Array(long.utf8).withUnsafeBytes { NameBytes.hash($0, seed: 3) })
+        XCTAssertTrue(NameBytes.equal("", String(long.dropFirst(long.count))))
     }
 
     /// Canonically equivalent spellings (equal Swift Strings) are different names.
     func testCanonicalEquivalentsDiffer() {
-        XCTAssertFalse(NameBytes.equal("caf\u{E9}"[...], "cafe\u{301}"[...]))
-        XCTAssertNotEqual(NameBytes.hash("caf\u{E9}"[...], seed: 1), NameBytes.hash("cafe\u{301}"[...], seed: 1))
+        XCTAssertFalse(NameBytes.equal("caf\u{E9}", "cafe\u{301}"))
+        XCTAssertNotEqual(NameBytes.hash("caf\u{E9}", seed: 1), NameBytes.hash("cafe\u{301}", seed: 1))
     }
 
     /// 200,000 names as a client might make them, two seeds: no two share a 64-bit hash (a bad mix would collide
@@ -51,11 +54,11 @@ final class NameBytesTests: XCTestCase {
     func testNoCollisionsAmongSimilarNames() {
         let names = (0..<100_000).map { "bench.\($0)" } + (0..<100_000).map { "n\(String($0, radix: 36)).x.y" }
         for seed in [0, 0x5EED] {
-            let hashes = Set(names.map { NameBytes.hash($0[...], seed: seed) })
+            let hashes = Set(names.map { NameBytes.hash($0, seed: seed) })
             XCTAssertEqual(hashes.count, names.count, "seed \(seed)")
         }
         let differing = names.prefix(1000).filter {
-            NameBytes.hash($0[...], seed: 1) != NameBytes.hash($0[...], seed: 2)
+            NameBytes.hash($0, seed: 1) != NameBytes.hash($0, seed: 2)
         }
         XCTAssertEqual(differing.count, 1000)
     }
@@ -63,7 +66,7 @@ final class NameBytesTests: XCTestCase {
     /// The low bits (the bucket a table of 1,024 picks) spread evenly: no bucket gets more than 4 times its share.
     func testLowBitsSpread() {
         var buckets = [Int](repeating: 0, count: 1024)
-        for index in 0..<102_400 { buckets[NameBytes.hash("SCIENCE.\(index)"[...], seed: 11) & 1023] += 1 }
+        for index in 0..<102_400 { buckets[NameBytes.hash("SCIENCE.\(index)", seed: 11) & 1023] += 1 }
         XCTAssertLessThan(buckets.max()!, 400)
         XCTAssertGreaterThan(buckets.min()!, 25)
     }

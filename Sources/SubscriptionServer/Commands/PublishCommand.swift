@@ -10,24 +10,28 @@ enum PublishCommand {
     static func run(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
     ) throws(ProtocolError) -> Reply {
-        try context.server.checkStateAccepts(publicationTo: number)
+        // The server is taken from the context once: each `context.server.…` access retained and released it.
+        let server = context.server
+        try server.checkStateAccepts(publicationTo: number)
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
         // Framed only when some session will receive it.
-        let receivers = try context.inCenter { center throws(CenterError) in
-            try center.send(to: number, from: sender) { (revision: UInt64?) in
+        let receivers: Int
+        do {
+            receivers = try server.center.send(to: number, from: sender) { (revision: UInt64?) in
                 retainedRevision = revision
                 return payload.withUnsafeBytes {
                     Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
                 }
             }
+        } catch {
+            throw ProtocolError(error)
         }
-        context.server.stats.messagesPublished += 1
-        context.server.stats.messagesDelivered += UInt64(receivers)
-        context.server.numberCounters.published(to: number)
+        server.stats.messagesPublished += 1
+        server.stats.messagesDelivered += UInt64(receivers)
+        server.numberCounters.published(to: number)
         if let retainedRevision {
-            context.server.saveValue(
-                of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
+            server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
         }
         return .count(receivers)
     }

@@ -144,7 +144,7 @@ final class Session: Customer, @unchecked Sendable {
             fail(.slowConsumer)
             return false
         }
-        output.append(publication)
+        output.append(publication, copyBudget: &loop.copyBudget)
         if !isDirty { loop.markDirty(self) }
         return true
     }
