@@ -74,12 +74,17 @@ alloc-guard: deps-test
 	SUBD_BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)" \
 		$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
 
-## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the pipeline
-## memory check against another subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
-## then the idle memory check against a third (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed)
+## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the same
+## fan-out over TLS against another (subbench --tls: subd on a tls:// listener with a throwaway certificate made by
+## the openssl command, installed when missing; the two runs side by side give the cost of TLS), then the pipeline
+## memory check against a third subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
+## then the idle memory check against a fourth (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed)
 bench: release
+	@command -v openssl >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="openssl"
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--subscribers 10 --messages 500000 --size 128 --window 1000
+	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
+		--subscribers 10 --messages 500000 --size 128 --window 1000 --tls
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--scenario pipeline --messages 300000 --size 128 --max-rss-mib 64
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \

@@ -96,8 +96,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        // Load generator for `make bench`.
-        .executableTarget(name: "subbench", dependencies: ["CSubdShim"]),
+        // Load generator for `make bench`; OpenSSL for `--tls` (its own minimal blocking client, not the library's).
+        .executableTarget(name: "subbench", dependencies: ["CSubdShim", "COpenSSL"]),
         // Counts the allocation calls of a process it is preloaded into and reports the count on SIGUSR2 (for
         // AllocationBudgetTests; see Tests/AllocationCounter/AllocationCounter.c).
         .target(

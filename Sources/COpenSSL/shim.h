@@ -1,5 +1,5 @@
 // OpenSSL for subd: libcrypto's PKCS5_PBKDF2_HMAC, EVP_sha256, RAND_bytes and CRYPTO_memcmp for the users'
-// salted secret hashes now, and libssl (ssl.h, err.h) for TLS listeners later.
+// salted secret hashes, and libssl (ssl.h, err.h) for TLS listeners, the client library and subbench --tls.
 // Provided by libssl-dev (pkg-config openssl); `make` installs it when missing.
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -26,6 +26,18 @@ static inline int subd_ssl_ctx_set_server_defaults(SSL_CTX *ctx) {
 /// SSL_set_tlsext_host_name: the server name a client asks for (SNI).
 static inline long subd_ssl_set_server_name(SSL *ssl, const char *name) {
     return SSL_set_tlsext_host_name(ssl, name);
+}
+
+/// subbench's blocking TLS clients (Sources/subbench/TLSClientContext.swift): TLS 1.2 at least; a server closing
+/// without close_notify reads as an end of stream; SSL_read returns SSL_ERROR_WANT_READ after a record that carried
+/// no application data (a session ticket) instead of blocking for the next record (SSL_MODE_AUTO_RETRY cleared: a
+/// subscriber thread polls a wake-up pipe beside its socket and must not sit in SSL_read); and read-ahead, so one
+/// recv takes several records (SSL_has_pending then reports them). Returns 1 when the minimum version was set.
+static inline int subd_ssl_ctx_set_blocking_client_modes(SSL_CTX *ctx) {
+    SSL_CTX_clear_mode(ctx, SSL_MODE_AUTO_RETRY);
+    SSL_CTX_set_read_ahead(ctx, 1);
+    SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
+    return (int)SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 }
 
 /// Empties this thread's OpenSSL error queue into `buffer` as one line, the reasons joined by "; " (cut to fit,

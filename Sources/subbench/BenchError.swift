@@ -18,6 +18,9 @@ enum BenchError: Error, CustomStringConvertible {
     case daemon(String)
     /// A system limit (open files) is too low for the run; the text says which and what to change.
     case limit(String)
+    /// `--tls` could not be set up (the throwaway certificate, the TLS context) or a TLS session failed; the text
+    /// says what and, for OpenSSL's failures, its reasons.
+    case tls(String)
 
     var description: String {
         switch self {
@@ -35,6 +38,8 @@ enum BenchError: Error, CustomStringConvertible {
             return "the server refused '\(command)': \(reply)"
         case .daemon(let text), .limit(let text):
             return text
+        case .tls(let text):
+            return "TLS: \(text)"
         }
     }
 }

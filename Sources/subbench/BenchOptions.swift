@@ -48,12 +48,16 @@ struct BenchOptions: Sendable {
     var connections = 10_000
     /// Idle scenario: the most subd's RSS may be, in MiB, once the idle connections closed.
     var afterCloseMaxMiB = 50
+    /// Fan-out scenario: every connection is a TLS client that verifies the server (`--tls`).
+    var tls = false
+    /// With `--server` and `--tls`: the PEM file of CAs to verify the daemon with; nil for the system's trusted CAs.
+    var caFile: String?
 
     /// The help text printed by `--help` and after a usage error.
     static let usage = """
-        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID]] [--scenario fan-out] [--subscribers N]
-                        [--messages N] [--size BYTES] [--window N] [--number NAME] [--retain] [--latency-samples N]
-                        [--timeout SECONDS]
+        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID] [--ca FILE]] [--tls] [--scenario fan-out]
+                        [--subscribers N] [--messages N] [--size BYTES] [--window N] [--number NAME] [--retain]
+                        [--latency-samples N] [--timeout SECONDS]
                subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario pipeline [--messages N]
                         [--size BYTES] [--number NAME] [--max-rss-mib MIB] [--timeout SECONDS]
                subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario idle [--connections N]
@@ -61,7 +65,11 @@ struct BenchOptions: Sendable {
 
         Benchmark for subd. The fan-out scenario (the default): one publisher pipelines PUB frames (at most
         --window unacknowledged) to N subscribers of one number (retained with --retain), then times
-        --latency-samples single PUB round-trips. The pipeline scenario: one connection CREATEs and SUBs a number,
+        --latency-samples single PUB round-trips. With --tls (fan-out only) the publisher and every subscriber are
+        TLS clients that verify the server: with --subd, subbench makes a throwaway certificate for 127.0.0.1 with
+        the openssl command in a temporary directory (removed at the end) and starts subd with a
+        tls://127.0.0.1:0 listener; with --server, the daemon's certificate must verify against --ca FILE (default:
+        the system's trusted CAs) and name HOST. The pipeline scenario: one connection CREATEs and SUBs a number,
         then pipelines --messages SEND commands to it without reading anything until writing stalls for 1 s (subd
         stops reading a client whose replies pile up); then it reads every MSG push and +OK reply, checking their
         order, while it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
@@ -76,6 +84,9 @@ struct BenchOptions: Sendable {
           --server HOST:PORT     use a running daemon instead
           --pid PID              with --server: the daemon's process id, to report its peak RSS
           --scenario NAME        fan-out, pipeline or idle (default fan-out)
+          --tls                  fan-out: every connection over TLS, verifying the server's certificate
+          --ca FILE              with --server and --tls: the CA certificates (PEM) to verify the daemon with
+                                 (default: the system's trusted CAs)
           --subscribers N        fan-out: subscriber connections (default 10)
           --messages N           messages to publish (default 500000; pipeline: 300000)
           --size BYTES           payload size (default 128; pipeline: at least 10)
@@ -91,8 +102,9 @@ struct BenchOptions: Sendable {
 
         Exit status: 0 all messages delivered and counted right (pipeline: and subd's peak RSS within the
         limit; idle: every connection subscribed, STATS counted right and subd's RSS within both limits), 1
-        timeout, lost, extra, reordered or miscounted messages, a server error, an RSS over a limit or (idle)
-        an open-file limit too low for --connections, 64 usage error.
+        timeout, lost, extra, reordered or miscounted messages, a server error, a TLS failure (no openssl
+        command, a certificate that does not verify), an RSS over a limit or (idle) an open-file limit too low for
+        --connections, 64 usage error.
         """
 
     /// Parses the arguments that follow the program name; `nil` means help was asked for.
@@ -138,6 +150,8 @@ struct BenchOptions: Sendable {
                 }
                 options.scenario = scenario
             case "--retain": options.retained = true
+            case "--tls": options.tls = true
+            case "--ca": options.caFile = try value(argument)
             case "--number":
                 options.number = try value(argument)
                 guard isPlainNumber(options.number) else {
@@ -156,6 +170,7 @@ struct BenchOptions: Sendable {
         }
         options.target = try target(subdPath: subdPath, server: server, pid: pid)
         try options.applyScenarioDefaults(given: given)
+        try options.checkTLS()
         return options
     }
 
@@ -187,6 +202,18 @@ struct BenchOptions: Sendable {
             }
             if !given.contains("--max-rss-mib") { maxResidentMiB = 100 }
             latencySamples = 0
+        }
+    }
+
+    /// Refuses `--tls` outside the fan-out scenario and `--ca` without `--tls --server`.
+    private func checkTLS() throws(BenchError) {
+        if tls && scenario != .fanOut {
+            throw .usage("--tls goes with the fan-out scenario only, not --scenario \(scenario.rawValue)")
+        }
+        guard caFile != nil else { return }
+        guard tls else { throw .usage("--ca goes with --tls") }
+        if case .spawn = target {
+            throw .usage("--ca goes with --server: with --subd, subbench makes its own certificate")
         }
     }
 

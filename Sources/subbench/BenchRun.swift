@@ -11,6 +11,9 @@ struct BenchRun {
     func execute() -> Int32 {
         let board = ProgressBoard()
         var daemon: DaemonProcess?
+        var certificate: ThrowawayCertificate?
+        // After finish() stopped subd: it reads the files only at its start.
+        defer { certificate?.remove() }
         do {
             let host: String
             let port: String
@@ -23,15 +26,24 @@ struct BenchRun {
                 }
                 environment = IdleRun.daemonEnvironment(connections: options.connections)
             }
+            var caFile = options.caFile
             switch options.target {
             case .spawn(let path):
-                let started = try DaemonProcess(path: path, environment: environment)
+                if options.tls {
+                    let made = try ThrowawayCertificate.make()
+                    certificate = made
+                    board.setCertificate(made)
+                    caFile = made.certificatePath
+                }
+                let started = try DaemonProcess(path: path, environment: environment, certificate: certificate)
                 board.setDaemon(started)
                 daemon = started
                 (host, port, pid) = ("127.0.0.1", started.port, started.pid)
             case .running(let runningHost, let runningPort, let runningPid):
                 (host, port, pid) = (runningHost, runningPort, runningPid)
             }
+            let endpoint = BenchEndpoint(
+                host: host, port: port, tls: options.tls ? try TLSClientContext(caFile: caFile) : nil)
             let options = options
             let watchdog = Watchdog(seconds: options.timeoutSeconds) {
                 board.timedOut(after: options.timeoutSeconds, options: options)
@@ -40,7 +52,7 @@ struct BenchRun {
             do {
                 switch options.scenario {
                 case .fanOut:
-                    problems = try measure(host: host, port: port, pid: pid, board: board)
+                    problems = try measure(endpoint: endpoint, pid: pid, board: board)
                 case .pipeline:
                     problems = try PipelineRun(options: options).measure(host: host, port: port, pid: pid, board: board)
                 case .idle:
@@ -70,22 +82,20 @@ struct BenchRun {
     }
 
     /// The measured part: prints the report lines and returns what went wrong, if anything.
-    private func measure(host: String, port: String, pid: Int32?, board: ProgressBoard) throws(BenchError)
-        -> [String]
-    {
+    private func measure(endpoint: BenchEndpoint, pid: Int32?, board: ProgressBoard) throws(BenchError) -> [String] {
         let totalTarget = options.messages + options.latencySamples
         let publisher = try Publisher(
-            host: host, port: port, number: options.number, size: options.size, window: options.window,
+            endpoint: endpoint, number: options.number, size: options.size, window: options.window,
             expectedReceivers: options.subscribers, progress: board.publisher)
         try publisher.command("CREATE \(options.number)" + (options.retained ? " retain" : ""))
 
         let milestones = SubscriberMilestones()
         var subscribers: [Subscriber] = []
         // Wakes any subscriber thread still blocked in a read when the run ends early; the process exits next.
-        defer { for subscriber in subscribers { subscriber.socket.shutdown() } }
+        defer { for subscriber in subscribers { subscriber.connection.shutdown() } }
         for index in 0..<options.subscribers {
             let subscriber = try Subscriber.start(
-                index: index, host: host, port: port, number: options.number, throughputTarget: options.messages,
+                index: index, endpoint: endpoint, number: options.number, throughputTarget: options.messages,
                 milestones: milestones)
             subscribers.append(subscriber)
             board.add(subscriber.progress)
@@ -95,8 +105,9 @@ struct BenchRun {
             throw .daemon("a subscriber could not subscribe: \(failure)")
         }
 
-        Console.out("subbench: fan-out 1 publisher -> \(options.subscribers) subscribers, \(options.messages) msgs x "
-            + "\(options.size) B, window \(options.window)")
+        Console.out("subbench: fan-out" + (endpoint.tls == nil ? "" : " over TLS") + " 1 publisher -> "
+            + "\(options.subscribers) subscribers, \(options.messages) msgs x \(options.size) B, "
+            + "window \(options.window)" + (publisher.negotiated.map { ", \($0)" } ?? ""))
         let start = MonotonicClock.nanoseconds()
         try publisher.publish(count: options.messages, window: options.window)
         let published = MonotonicClock.nanoseconds() - start
@@ -127,7 +138,7 @@ struct BenchRun {
         return problems(publisher: publisher.check, subscribers: subscribers, totalTarget: totalTarget)
     }
 
-    /// Sends every live subscriber a `PING` and waits until each has its `+PONG` (or has failed).
+    /// Has every live subscriber send a `PING` and waits until each has its `+PONG` (or has failed).
     private func drain(_ subscribers: [Subscriber], until milestone: DispatchGroup) {
         for subscriber in subscribers where subscriber.progress.failure.withLock({ $0 }) == nil {
             subscriber.requestDrain()

@@ -5,11 +5,18 @@ import Synchronization
 /// The stderr of a started subd, drained by a thread: the bound port and the last lines, for reports.
 final class DaemonLog: Sendable {
     private static let keptLines = 20
+    /// The listener kind whose line gives the port: `tcp`, or `tls` for a `tls://` listener.
+    let transport: String
     private let state = Mutex<(port: String?, ended: Bool, lines: [String])>((nil, false, []))
     private let changed = DispatchSemaphore(value: 0)
 
-    /// Waits until subd logged `listening on tcp HOST:PORT` and returns the port, or nil if its stderr ended first
-    /// or `seconds` passed.
+    /// A log that takes the port from `listening on <transport> HOST:PORT` (`tcp` or `tls`).
+    init(transport: String) {
+        self.transport = transport
+    }
+
+    /// Waits until subd logged `listening on <transport> HOST:PORT` and returns the port, or nil if its stderr ended
+    /// first or `seconds` passed.
     func waitForPort(seconds: Double) -> String? {
         // The stderr pipe reaching its end means subd exited (or closed stderr): no port will come.
         let deadline = DispatchTime.now() + seconds
@@ -66,7 +73,7 @@ final class DaemonLog: Sendable {
     }
 
     private func record(_ line: String) {
-        let port = Self.listeningPort(in: line)
+        let port = Self.listeningPort(in: line, transport: transport)
         let isNew = state.withLock { state -> Bool in
             state.lines.append(line)
             if state.lines.count > Self.keptLines { state.lines.removeFirst() }
@@ -77,9 +84,9 @@ final class DaemonLog: Sendable {
         if isNew { changed.signal() }
     }
 
-    /// The port of `listening on tcp ([0-9.]+):([0-9]+)` in `line`, if it has one.
-    static func listeningPort(in line: String) -> String? {
-        guard let marker = line.range(of: "listening on tcp ") else { return nil }
+    /// The port of `listening on <transport> ([0-9.]+):([0-9]+)` in `line`, if it has one.
+    static func listeningPort(in line: String, transport: String) -> String? {
+        guard let marker = line.range(of: "listening on \(transport) ") else { return nil }
         let rest = line[marker.upperBound...]
         let host = rest.prefix { $0 == "." || $0.isASCII && $0.isNumber }
         guard !host.isEmpty, rest.dropFirst(host.count).first == ":" else { return nil }
@@ -88,11 +95,12 @@ final class DaemonLog: Sendable {
     }
 }
 
-/// A subd started by the benchmark on `127.0.0.1:0`, stopped with SIGTERM at the end.
+/// A subd started by the benchmark on `127.0.0.1:0` (`tls://127.0.0.1:0` with a certificate), stopped with SIGTERM
+/// at the end.
 final class DaemonProcess: Sendable {
     /// The daemon's process id.
     let pid: Int32
-    /// The TCP port it bound.
+    /// The TCP port it bound (its TLS listener's with a certificate).
     let port: String
     /// Its stderr.
     let log: DaemonLog
@@ -100,13 +108,23 @@ final class DaemonProcess: Sendable {
     private let exited = DispatchSemaphore(value: 0)
 
     /// Starts `path --listen 127.0.0.1:0 --log-level info` with this process's environment plus `environment` (e.g.
-    /// `SUBD_MAX_CONNECTIONS`) and waits (at most 10 s) for the port it logs. subd inherits this process's resource
-    /// limits, RLIMIT_NOFILE among them.
-    init(path: String, environment: [String: String] = [:]) throws(BenchError) {
+    /// `SUBD_MAX_CONNECTIONS`) and waits (at most 10 s) for the port it logs. With `certificate` the listener is
+    /// `tls://127.0.0.1:0` and subd gets `SUBD_TLS_CERT` and `SUBD_TLS_KEY` naming its files. subd inherits this
+    /// process's resource limits, RLIMIT_NOFILE among them.
+    init(path: String, environment: [String: String] = [:], certificate: ThrowawayCertificate? = nil)
+        throws(BenchError)
+    {
         guard access(path, X_OK) == 0 else { throw .daemon("cannot start \(path): \(errnoText(errno))") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
-        process.arguments = ["--listen", "127.0.0.1:0", "--log-level", "info"]
+        var environment = environment
+        if let certificate {
+            environment["SUBD_TLS_CERT"] = certificate.certificatePath
+            environment["SUBD_TLS_KEY"] = certificate.keyPath
+        }
+        let transport = certificate == nil ? "tcp" : "tls"
+        let address = certificate == nil ? "127.0.0.1:0" : "tls://127.0.0.1:0"
+        process.arguments = ["--listen", address, "--log-level", "info"]
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
         }
@@ -121,7 +139,7 @@ final class DaemonProcess: Sendable {
         } catch {
             throw .daemon("cannot start \(path): \(error)")
         }
-        let log = DaemonLog()
+        let log = DaemonLog(transport: transport)
         // Foundation closed the pipe's write end in this process when it started subd; the drain thread owns a
         // copy of the read end so that it sees end-of-file when subd exits.
         let readEnd = dup(errorPipe.fileHandleForReading.fileDescriptor)
@@ -134,7 +152,8 @@ final class DaemonProcess: Sendable {
             let ended = log.ended
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             let lines = log.recentLines.map { "\n  " + $0 }.joined()
-            let what = !ended ? "did not log 'listening on tcp HOST:PORT' within 10 s" : "exited before listening"
+            let what = !ended
+                ? "did not log 'listening on \(transport) HOST:PORT' within 10 s" : "exited before listening"
             throw .daemon("\(path) \(what); its last stderr lines:" + (lines.isEmpty ? " (none)" : lines))
         }
         self.port = port

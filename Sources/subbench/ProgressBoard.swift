@@ -9,6 +9,7 @@ final class ProgressBoard: Sendable {
     let idle = IdleProgress()
     private let subscribers = Mutex<[SubscriberProgress]>([])
     private let daemon = Mutex<DaemonProcess?>(nil)
+    private let certificate = Mutex<ThrowawayCertificate?>(nil)
 
     /// Adds a subscriber to report on.
     func add(_ subscriber: SubscriberProgress) {
@@ -20,7 +21,12 @@ final class ProgressBoard: Sendable {
         daemon.withLock { $0 = started }
     }
 
-    /// Prints what arrived, stops a started daemon and exits with status 1.
+    /// Records the throwaway certificate of `--tls`, so a timeout removes its directory too.
+    func setCertificate(_ made: ThrowawayCertificate) {
+        certificate.withLock { $0 = made }
+    }
+
+    /// Prints what arrived, stops a started daemon, removes a throwaway certificate and exits with status 1.
     func timedOut(after seconds: Double, options: BenchOptions) -> Never {
         let total = options.messages + options.latencySamples
         var lines = ["subbench: timed out after \(BenchFormat.decimals(seconds, places: 0)) s"]
@@ -43,6 +49,7 @@ final class ProgressBoard: Sendable {
             lines.append("subd's last stderr lines:")
             lines += started.log.recentLines.map { "  " + $0 }
         }
+        certificate.withLock { $0 }?.remove()
         for line in lines { Console.out(line) }
         exit(1)
     }

@@ -20,12 +20,12 @@ struct ReplyCheck {
     var firstError: String?
 }
 
-/// The single publisher connection, driven from the main thread with blocking I/O.
+/// The single publisher connection (plain or TLS), driven from the main thread only, with blocking I/O.
 ///
-/// All frames of one batch are written with one `send`: the batch buffer holds the same prebuilt
-/// `PUB <number> <size>\n<payload>\n` frame many times over, so publishing copies nothing.
+/// All frames of one batch are written with one `send` (over TLS: one `SSL_write`): the batch buffer holds the same
+/// prebuilt `PUB <number> <size>\n<payload>\n` frame many times over, so publishing copies nothing.
 final class Publisher {
-    private let socket: BenchSocket
+    private let connection: BenchConnection
     private let expectedReceivers: Int
     private let frameLength: Int
     private let framesPerBatch: Int
@@ -37,13 +37,13 @@ final class Publisher {
     /// The replies checked so far.
     private(set) var check = ReplyCheck()
 
-    /// Connects a publisher that sends `size`-byte payloads to `number` and expects `expectedReceivers` per reply,
-    /// keeping its counts in `progress`.
+    /// Connects a publisher to `endpoint` (the TLS handshake included) that sends `size`-byte payloads to `number`
+    /// and expects `expectedReceivers` per reply, keeping its counts in `progress`.
     init(
-        host: String, port: String, number: String, size: Int, window: Int, expectedReceivers: Int,
+        endpoint: BenchEndpoint, number: String, size: Int, window: Int, expectedReceivers: Int,
         progress: PublisherProgress
     ) throws(BenchError) {
-        socket = try BenchSocket.connect(host: host, port: port)
+        connection = try endpoint.connect()
         self.progress = progress
         self.expectedReceivers = expectedReceivers
         var frame = Array("PUB \(number) \(size)\n".utf8)
@@ -67,12 +67,16 @@ final class Publisher {
     deinit {
         batch.deallocate()
         readBuffer.deallocate()
-        socket.close()
+    }
+
+    /// The negotiated TLS protocol and cipher, e.g. `TLSv1.3 TLS_AES_256_GCM_SHA384`; nil for plain TCP.
+    var negotiated: String? {
+        connection.negotiated
     }
 
     /// Sends a setup command (e.g. `CREATE BENCH`) and waits for its reply; `-ERR` throws.
     func command(_ line: String) throws(BenchError) {
-        try socket.writeAll(line + "\n", what: "sending \(line)")
+        try connection.writeAll(line + "\n", what: "sending \(line)")
         var refusal: String?
         var replies = 0
         while replies == 0 {
@@ -122,14 +126,14 @@ final class Publisher {
         var left = frames
         while left > 0 {
             let now = min(left, framesPerBatch)
-            try socket.writeAll(UnsafeRawBufferPointer(rebasing: batch[..<(now * frameLength)]), what: "publishing")
+            try connection.writeAll(UnsafeRawBufferPointer(rebasing: batch[..<(now * frameLength)]), what: "publishing")
             left -= now
         }
     }
 
     /// Reads once and returns how many replies there were; with `checkingReceivers` each must be `+OK <receivers>`.
     private func readReplies(checkingReceivers: Bool, _ observe: (ServerFrame) -> Void) throws(BenchError) -> Int {
-        let length = try socket.read(into: readBuffer, what: "reading the publisher's replies")
+        let length = try connection.read(into: readBuffer, what: "reading the publisher's replies")
         guard length > 0 else { throw .connectionClosed("to the publisher") }
         var replies = 0
         var check = self.check

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Glibc
 import Synchronization
 
 /// What one subscriber has seen so far; written by its thread, readable from any thread at any time.
@@ -22,9 +23,10 @@ final class SubscriberProgress: Sendable {
 /// The points of a run that main waits for, one `DispatchGroup` each; every subscriber leaves each group once
 /// (also when it fails, so that main never waits for a dead connection).
 ///
-/// A drain is a `PING` that main writes once every publish of a phase got its `+OK`: each of those messages was
-/// queued for the subscriber before the `PING` was read, so when the `+PONG` arrives the subscriber has all of them
-/// and its count is final for the phase; there is no need to wait for a count that a lost message never completes.
+/// A drain is a `PING` that each subscriber's thread writes when main asks (``Subscriber/requestDrain()``) once
+/// every publish of a phase got its `+OK`: each of those messages was queued for the subscriber before the `PING`
+/// was read, so when the `+PONG` arrives the subscriber has all of them and its count is final for the phase; there
+/// is no need to wait for a count that a lost message never completes.
 struct SubscriberMilestones: Sendable {
     /// Left when the `SUB` got its `+OK`.
     let subscribed = DispatchGroup()
@@ -36,24 +38,27 @@ struct SubscriberMilestones: Sendable {
     fileprivate var all: [DispatchGroup] { [subscribed, throughputDrained, finalDrained] }
 }
 
-/// One subscriber connection, read by its own thread with blocking I/O.
+/// One subscriber connection; its own thread does all the I/O on it with blocking calls (a TLS session must not be
+/// used by two threads at once): `SUB`, every read, and the drain `PING`s main asks for through ``DrainRequests``.
 struct Subscriber: Sendable {
     /// Size of each read: big reads keep the subscriber from being the bottleneck.
     static let readSize = 256 * 1024
 
     /// Its counters.
     let progress: SubscriberProgress
-    /// Its connection; main writes `PING` on it to drain.
-    let socket: BenchSocket
+    /// Its connection, used by its thread only; main may call `shutdown()` on it to wake the thread at the end.
+    let connection: BenchConnection
+    /// Main's drain requests to its thread.
+    private let drains: DrainRequests
 
-    /// Connects, then starts a thread that subscribes to `number` and counts messages, leaving each of
-    /// `milestones` when reached; the time the count reaches `throughputTarget` is recorded.
+    /// Connects to `endpoint` (the TLS handshake included), then starts a thread that subscribes to `number` and
+    /// counts messages, leaving each of `milestones` when reached; the time the count reaches `throughputTarget` is
+    /// recorded.
     static func start(
-        index: Int, host: String, port: String, number: String, throughputTarget: Int,
-        milestones: SubscriberMilestones
+        index: Int, endpoint: BenchEndpoint, number: String, throughputTarget: Int, milestones: SubscriberMilestones
     ) throws(BenchError) -> Subscriber {
-        let socket = try BenchSocket.connect(host: host, port: port)
-        let subscriber = Subscriber(progress: SubscriberProgress(index: index), socket: socket)
+        let subscriber = Subscriber(
+            progress: SubscriberProgress(index: index), connection: try endpoint.connect(), drains: try DrainRequests())
         for group in milestones.all { group.enter() }
         let thread = Thread {
             subscriber.run(number: number, throughputTarget: throughputTarget, milestones: milestones)
@@ -63,11 +68,10 @@ struct Subscriber: Sendable {
         return subscriber
     }
 
-    /// Asks the server for a `+PONG`; when it arrives every message acknowledged to the publisher before is in.
-    ///
-    /// A failed write is not reported here: the connection is then broken, and the reading thread records why.
+    /// Asks the subscriber's thread to send the server a `PING`; when its `+PONG` arrives every message
+    /// acknowledged to the publisher before is in. A failed write is recorded by the thread as its failure.
     func requestDrain() {
-        try? socket.writeAll("PING\n", what: "sending PING to subscriber \(progress.index)")
+        drains.request()
     }
 
     private func run(number: String, throughputTarget: Int, milestones: SubscriberMilestones) {
@@ -80,22 +84,32 @@ struct Subscriber: Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readSize, alignment: 16)
         defer { buffer.deallocate() }
         do throws(BenchError) {
-            try socket.writeAll("SUB \(number)\n", what: "sending SUB")
+            try connection.writeAll("SUB \(number)\n", what: "sending SUB")
+            var waiter = SubscriberWaiter(connection: connection, drains: drains)
+            var pingsSent = 0
             var scanner = FrameScanner()
             var subscribed = false
-            var drains = 0
+            var pongs = 0
             var count = 0
-            while drains < 2 {
-                let length = try socket.read(into: buffer, what: "reading messages")
+            while pongs < 2 {
+                while pingsSent < drains.count {
+                    try connection.writeAll("PING\n", what: "sending PING to subscriber \(progress.index)")
+                    pingsSent += 1
+                }
+                guard try waiter.socketReadable() else { continue }
+                guard let length = try connection.readAvailable(into: buffer, what: "reading messages") else {
+                    continue  // a TLS record without application data
+                }
                 guard length > 0 else {
                     throw .connectionClosed("to subscriber \(progress.index) after \(count) messages")
                 }
                 var refusal: String?
+                // The scanner reads the `length` bytes just read into `buffer`, which lives until the loop ends.
                 try scanner.scan(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { frame in
                     switch frame {
                     case .message: count += 1
                     case .ok: subscribed = true
-                    case .pong: drains += 1
+                    case .pong: pongs += 1
                     case .error(let line): refusal = refusal ?? line
                     case .list, .other: break
                     }
@@ -106,12 +120,45 @@ struct Subscriber: Sendable {
                 if count >= throughputTarget, progress.throughputDoneAt.load(ordering: .relaxed) == 0 {
                     progress.throughputDoneAt.store(MonotonicClock.nanoseconds(), ordering: .relaxed)
                 }
-                if drains >= 1 { reach(milestones.throughputDrained) }
-                if drains >= 2 { reach(milestones.finalDrained) }
+                if pongs >= 1 { reach(milestones.throughputDrained) }
+                if pongs >= 2 { reach(milestones.finalDrained) }
             }
         } catch {
             progress.failure.withLock { $0 = error.description }
         }
         for group in pending { group.leave() }
+    }
+}
+
+/// A subscriber thread's wait for its socket or for main's drain request, whichever comes first.
+private struct SubscriberWaiter {
+    private let connection: BenchConnection
+    private let drains: DrainRequests
+    /// The socket and the wake-up pipe, polled together.
+    private var entries: [pollfd]
+
+    /// Waits on `connection`'s socket and `drains`' pipe.
+    init(connection: BenchConnection, drains: DrainRequests) {
+        self.connection = connection
+        self.drains = drains
+        entries = [
+            pollfd(fd: connection.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: drains.wakeFD, events: Int16(POLLIN), revents: 0),
+        ]
+    }
+
+    /// True when a read will find something (the TLS session holds bytes already, or the socket polled readable,
+    /// closed or failed); false when only a drain request woke the thread (its pipe is emptied).
+    mutating func socketReadable() throws(BenchError) -> Bool {
+        if connection.hasBufferedBytes { return true }
+        while true {
+            // poll(2) fills in `revents` of the two entries of this array, which it is handed for the call only.
+            let ready = entries.withUnsafeMutableBufferPointer { poll($0.baseAddress, 2, -1) }
+            if ready >= 0 { break }
+            if errno == EINTR { continue }
+            throw .io(what: "waiting for messages", errno: errno)
+        }
+        if entries[1].revents != 0 { drains.clearWake() }
+        return entries[0].revents != 0
     }
 }
