@@ -76,8 +76,8 @@ extension CommandParser {
         let infoError = pendingInfoError
         pendingInfoError = nil
         let number: String
-        if Self.isSame(numberBytes, as: lastNumber) {
-            number = lastNumber
+        if let cached = numberCache.number(matching: numberBytes) {
+            number = cached
         } else {
             do {
                 try Names.check(numberBytes, allowWildcards: false)
@@ -85,22 +85,10 @@ extension CommandParser {
                 return .failure(Self.invalidName("number", numberBytes, error))
             }
             number = String(decoding: numberBytes, as: UTF8.self)
-            lastNumber = number
+            numberCache.insert(number)
         }
         if let infoError { return .failure(infoError) }
         return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
-    }
-
-    /// True when `bytes` are those of `last` (``lastNumber``): a client that publishes to one number again and again
-    /// (the common case) has it checked and made a `String` once, not on every `PUB`. Static, so that the mutating
-    /// caller does not copy the parser to call it.
-    static func isSame(_ bytes: ArraySlice<UInt8>, as last: String) -> Bool {
-        let last = last.utf8
-        guard last.count == bytes.count, !bytes.isEmpty else { return false }
-        let same = last.withContiguousStorageIfAvailable { lastBytes in
-            bytes.withUnsafeBytes { NameBytes.equal(UnsafeRawBufferPointer(lastBytes), $0) }
-        }
-        return same ?? false
     }
 
     static func lineTooLong(_ maxLine: Int) -> ProtocolError {

@@ -86,9 +86,8 @@ public struct CommandParser {
     /// command); set only for a `PUB` that has pairs (or bad ones), and cleared when its payload is taken.
     var pendingInfo: [InfoPair] = []
     var pendingInfoError: ProtocolError?
-    /// The number of the last `PUB` whose number passed ``Names/check(_:allowWildcards:)`` (empty before one did):
-    /// a `PUB` to the same bytes reuses it (``isLastNumber(_:)``).
-    var lastNumber = ""
+    /// The numbers of the last `PUB`s, checked: a `PUB` to the same bytes reuses its String.
+    var numberCache = NumberCache()
 
     /// Makes an empty parser enforcing `limits`.
     public init(limits: ProtocolLimits = ProtocolLimits()) {

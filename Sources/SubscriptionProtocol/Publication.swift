@@ -47,10 +47,8 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
         number: String, sender: String?, revision: UInt64? = nil, group: String? = nil, info: [InfoPair],
         payload: UnsafeRawBufferPointer
     ) -> Publication {
-        var number = number
-        var sender = sender
-        return number.withUTF8 { numberBytes in
-            Self.withOptionalUTF8(&sender) { senderBytes in
+        withBytes(of: number) { numberBytes in
+            Self.withOptionalBytes(of: sender) { senderBytes in
                 make(
                     number: numberBytes, sender: senderBytes, revision: revision, group: group, info: info,
                     payload: payload)
@@ -127,9 +125,16 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
         return publication
     }
 
-    private static func withOptionalUTF8<R>(_ text: inout String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
-        guard var value = text else { return body(nil) }
-        return value.withUTF8 { body($0) }
+    /// Calls `body` with `text`'s UTF-8 bytes where they lie (a native or small string, on every publish: `withUTF8`,
+    /// which may have to make the string contiguous first, cost about 30 ns more), or with a copy.
+    static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        if let result = text.utf8.withContiguousStorageIfAvailable(body) { return result }
+        return Array(text.utf8).withUnsafeBufferPointer(body)
+    }
+
+    private static func withOptionalBytes<R>(of text: String?, _ body: (UnsafeBufferPointer<UInt8>?) -> R) -> R {
+        guard let text else { return body(nil) }
+        return withBytes(of: text) { body($0) }
     }
 
     // The layout is read through its pointer: the `header` property is an exclusivity-checked access, which showed
@@ -208,8 +213,7 @@ private struct FrameWriter {
     }
 
     mutating func write(_ text: String) {
-        var text = text
-        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+        Publication.withBytes(of: text) { write(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func write(byte: UInt8) {

@@ -3,8 +3,8 @@ import XCTest
 
 @testable import SubscriptionProtocol
 
-/// A `PUB` to the same number as the previous one reuses its checked `String` (``CommandParser/lastNumber``): the
-/// reuse must never hand out another number's bytes or skip the check of a number that differs.
+/// A `PUB` to a number published to lately reuses its checked `String` (``NumberCache``): the reuse must never hand
+/// out another number's bytes or skip the check of a number that differs.
 final class ParserNumberCacheTests: XCTestCase {
     /// The numbers of the PUBs in `results`, as bytes (Command's `==` compares Strings, which merges canonically
     /// equivalent spellings), nil for a failure.
@@ -54,5 +54,40 @@ final class ParserNumberCacheTests: XCTestCase {
         let results = parseInAllModes(input, seeds: 0..<5)
         XCTAssertEqual(results.count, 200)
         XCTAssertTrue(numberBytes(results).allSatisfy { $0 == Array(long.utf8) })
+    }
+
+    /// 100 numbers in turn (the `wide` benchmark) all stay cached; 1,000 in turn overflow the table, and every
+    /// lookup still gives the right String or none.
+    func testTheCacheHoldsManyNumbersAndNeverAnswersWrong() {
+        for count in [100, 1000] {
+            let numbers = (0..<count).map { "bench.12345.w\($0)" }
+            var cache = NumberCache()
+            for number in numbers { cache.insert(number) }
+            var hits = 0
+            for _ in 0..<3 {
+                for number in numbers {
+                    let bytes = Array(number.utf8)[...]
+                    if let found = cache.number(matching: bytes) {
+                        XCTAssertEqual(Array(found.utf8), Array(bytes))
+                        hits += 1
+                    } else {
+                        cache.insert(number)
+                    }
+                }
+            }
+            if count == 100 { XCTAssertEqual(hits, 300, "every number stays") }
+            XCTAssertNil(cache.number(matching: Array("bench.12345.x".utf8)[...]))
+            XCTAssertNil(cache.number(matching: []), "never the empty free-slot marker")
+        }
+    }
+
+    /// A pipeline that publishes to 600 numbers in turn, twice, through the parser in every feed mode: each PUB
+    /// comes out with its own number's bytes.
+    func testManyNumbersThroughTheParser() {
+        let numbers = (0..<600).map { "n\($0 % 7).\($0)" }
+        var input: [UInt8] = []
+        for number in numbers + numbers { input += bytes("PUB \(number) 1\nx\n") }
+        let results = parseInAllModes(input, seeds: 0..<3, byteByByte: false)
+        XCTAssertEqual(numberBytes(results), (numbers + numbers).map { Array($0.utf8) })
     }
 }

@@ -1,0 +1,71 @@
+import SubscriptionWire
+
+/// The numbers one client published to lately, each checked (``Names/check(_:allowWildcards:)``) and made a `String`
+/// once: a `PUB` to one of them again costs a byte compare (the last number) or a hash and a compare (up to
+/// ``capacity`` others), not a check, a decode and, for a number over 15 bytes, an allocation per message (nats-server
+/// keeps such a per-client cache of subjects for the same reason).
+///
+/// Nothing is allocated for a client that publishes to one number only; the table (``capacity`` slots, 4 KiB) is made
+/// when a second number comes. A slot holds one number; a number whose ``probes`` slots are all taken replaces the
+/// first, so the table never grows. A lookup that misses only costs the check it was meant to save.
+struct NumberCache {
+    /// Slots in the table.
+    static let capacity = 256
+    /// Slots a number may take, from the one its hash picks: 100 numbers published to in turn all stay.
+    static let probes = 4
+
+    /// The number of the last `PUB` ("" before one).
+    private(set) var last = ""
+    /// The table, empty until a second number was seen; "" is a free slot.
+    private var slots: [String] = []
+
+    /// The cached `String` whose UTF-8 bytes are `bytes`, if there is one.
+    mutating func number(matching bytes: ArraySlice<UInt8>) -> String? {
+        if Self.same(bytes, last) { return last }
+        guard !slots.isEmpty else { return nil }
+        let first = bytes.withUnsafeBytes { Self.slot(of: $0) }
+        for step in 0..<Self.probes {
+            let index = (first + step) & (Self.capacity - 1)
+            if Self.same(bytes, slots[index]) {
+                last = slots[index]
+                return last
+            }
+        }
+        return nil
+    }
+
+    /// Remembers a number that passed the check (its bytes are those `number(matching:)` missed).
+    mutating func insert(_ number: String) {
+        defer { last = number }
+        if slots.isEmpty {
+            guard !last.isEmpty else { return }
+            slots = [String](repeating: "", count: Self.capacity)
+            store(last)
+        }
+        store(number)
+    }
+
+    private mutating func store(_ number: String) {
+        let first = Publication.withBytes(of: number) { Self.slot(of: UnsafeRawBufferPointer($0)) }
+        var free = first
+        for step in 0..<Self.probes where slots[(first + step) & (Self.capacity - 1)].isEmpty {
+            free = (first + step) & (Self.capacity - 1)
+            break
+        }
+        slots[free] = number
+    }
+
+    private static func slot(of bytes: UnsafeRawBufferPointer) -> Int {
+        NameBytes.hash(bytes, seed: 0) & (capacity - 1)
+    }
+
+    /// True when `bytes` are the UTF-8 bytes of `number` (never for an empty one: "" marks a free slot).
+    private static func same(_ bytes: ArraySlice<UInt8>, _ number: String) -> Bool {
+        let utf8 = number.utf8
+        guard utf8.count == bytes.count, !bytes.isEmpty else { return false }
+        let same = utf8.withContiguousStorageIfAvailable { numberBytes in
+            bytes.withUnsafeBytes { NameBytes.equal(UnsafeRawBufferPointer(numberBytes), $0) }
+        }
+        return same ?? utf8.elementsEqual(bytes)
+    }
+}
