@@ -76,7 +76,9 @@ extension CommandParser {
         let infoError = pendingInfoError
         pendingInfoError = nil
         let number: String
-        if let cached = numberCache.number(matching: numberBytes) {
+        if NumberCache.same(numberBytes, numberCache.last) {
+            number = numberCache.last
+        } else if let cached = numberCache.number(matching: numberBytes) {
             number = cached
         } else {
             do {

@@ -14,27 +14,27 @@ struct NumberCache {
     /// Slots a number may take, from the one its hash picks: 100 numbers published to in turn all stay.
     static let probes = 4
 
-    /// The number of the last `PUB` ("" before one).
+    /// The number of the last `PUB` that missed the cache ("" before one): the one a client publishing to a single
+    /// number sends again.
     private(set) var last = ""
     /// The table, empty until a second number was seen; "" is a free slot.
     private var slots: [String] = []
 
-    /// The cached `String` whose UTF-8 bytes are `bytes`, if there is one.
-    mutating func number(matching bytes: ArraySlice<UInt8>) -> String? {
+    /// The cached `String` whose UTF-8 bytes are `bytes`, if there is one. The parser first asks
+    /// ``same(_:_:)`` about ``last`` itself: a call of this method on the parser's cache, with a slice of the
+    /// parser's buffer, costs a retain of that buffer.
+    func number(matching bytes: ArraySlice<UInt8>) -> String? {
         if Self.same(bytes, last) { return last }
         guard !slots.isEmpty else { return nil }
         let first = bytes.withUnsafeBytes { Self.slot(of: $0) }
         for step in 0..<Self.probes {
             let index = (first + step) & (Self.capacity - 1)
-            if Self.same(bytes, slots[index]) {
-                last = slots[index]
-                return last
-            }
+            if Self.same(bytes, slots[index]) { return slots[index] }
         }
         return nil
     }
 
-    /// Remembers a number that passed the check (its bytes are those `number(matching:)` missed).
+    /// Remembers a number that passed the check (its bytes are those `number(matching:)` missed); it becomes ``last``.
     mutating func insert(_ number: String) {
         defer { last = number }
         if slots.isEmpty {
@@ -60,7 +60,7 @@ struct NumberCache {
     }
 
     /// True when `bytes` are the UTF-8 bytes of `number` (never for an empty one: "" marks a free slot).
-    private static func same(_ bytes: ArraySlice<UInt8>, _ number: String) -> Bool {
+    static func same(_ bytes: ArraySlice<UInt8>, _ number: String) -> Bool {
         let utf8 = number.utf8
         guard utf8.count == bytes.count, !bytes.isEmpty else { return false }
         let same = utf8.withContiguousStorageIfAvailable { numberBytes in

@@ -24,26 +24,29 @@ public enum NameBytes {
         return left.elementsEqual(right)
     }
 
-    /// True when two buffers of the same count hold the same bytes (8 at a time: this target has no `memcmp`).
+    /// True when two buffers hold the same bytes: 8 at a time (this target has no `memcmp`), the last 8 overlapping
+    /// the ones before instead of a loop over the tail.
     @inlinable
     public static func equal(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         let count = a.count
         guard count == b.count else { return false }
+        guard count >= 8 else {
+            for index in 0..<count where a[index] != b[index] { return false }
+            return true
+        }
         var offset = 0
-        while offset + 8 <= count {
-            // Invariant: offset + 8 <= count for both buffers, so both unaligned loads stay inside them.
-            if a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                != b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            {
-                return false
-            }
+        // Invariant: offset + 8 <= count for both buffers in every load below, so each stays inside them.
+        while offset + 8 < count {
+            if word(a, offset) != word(b, offset) { return false }
             offset += 8
         }
-        while offset < count {
-            if a[offset] != b[offset] { return false }
-            offset += 1
-        }
-        return true
+        return word(a, count - 8) == word(b, count - 8)
+    }
+
+    /// The 8 bytes at `offset` (unaligned). Invariant: `offset + 8 <= bytes.count`.
+    @inlinable
+    static func word(_ bytes: UnsafeRawBufferPointer, _ offset: Int) -> UInt64 {
+        bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
     }
 
     /// A hash of `text`'s UTF-8 bytes and their count under `seed`: equal bytes, equal hashes; another seed, other
@@ -61,18 +64,19 @@ public enum NameBytes {
     public static func hash(_ bytes: UnsafeRawBufferPointer, seed: Int) -> Int {
         let count = bytes.count
         var state = UInt64(UInt(bitPattern: seed)) ^ fold(UInt64(count) ^ prime0, prime1)
-        var offset = 0
-        while offset + 8 <= count {
-            // Invariant: offset + 8 <= count, so the unaligned 8-byte load stays inside the buffer.
-            state = fold(state ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self), prime2)
-            offset += 8
-        }
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < count {
-            tail |= UInt64(bytes[offset]) << shift
-            shift += 8
-            offset += 1
+        if count >= 8 {
+            var offset = 0
+            // Invariant: offset + 8 <= count in every load, so each stays inside the buffer.
+            while offset + 8 < count {
+                state = fold(state ^ word(bytes, offset), prime2)
+                offset += 8
+            }
+            // The last 8 bytes, overlapping the word before when the count is not a multiple of 8 (the count is in
+            // the state, so names that differ only in length still hash apart).
+            tail = word(bytes, count - 8)
+        } else {
+            for index in 0..<count { tail |= UInt64(bytes[index]) << UInt64(index * 8) }
         }
         return Int(truncatingIfNeeded: fold(fold(state ^ tail, prime3), prime1))
     }
