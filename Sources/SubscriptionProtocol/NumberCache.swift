@@ -12,7 +12,7 @@ struct NumberCache {
     /// Slots in the table.
     static let capacity = 256
     /// Slots a number may take, from the one its hash picks: 100 numbers published to in turn all stay.
-    static let probes = 4
+    static let probes = 8
 
     /// The number of the last `PUB` that missed the cache ("" before one): the one a client publishing to a single
     /// number sends again.
