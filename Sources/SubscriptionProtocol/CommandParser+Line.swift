@@ -28,7 +28,10 @@ extension LineParser {
     /// Parses the command line in `buffer[content]` (LF and CR already dropped).
     func parseLine(_ content: Range<Int>) -> LineOutcome {
         var line = LineReader(bytes: buffer, position: content.lowerBound, end: content.upperBound)
-        if line.isBlank { return .blank }
+        // Only a line that starts with a space or a CR can be blank: a command's line is not scanned for that.
+        if content.isEmpty { return .blank }
+        let first = buffer[content.lowerBound]
+        if (first == ASCII.space || first == ASCII.cr) && line.isBlank { return .blank }
         guard let verbRange = line.word() else { return .blank }
         guard let verb = Verb.find(buffer, verbRange) else {
             return .failure(ErrorText.unknownVerb(buffer[verbRange]))
