@@ -59,14 +59,18 @@ run: deps
 	@echo "subctl is at $$($(SWIFT) build -c release --show-bin-path)/subctl"
 	SUBD_STATE_DIR="$(STATE_DIR)" exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
 
-## test: build and run every test (unit and integration, real binaries over real sockets)
+## test: build and run every test (unit and integration, real binaries over real sockets), then the allocation and
+## reference-counting guard again against a release subd (what ships)
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
+	$(SWIFT) build -c release --product subd
+	SUBD_BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)" \
+		$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
 
-## alloc-guard: the allocation guard against a debug subd (as in `test`) and then a release one: allocation calls per
-## command in steady state (PUB with 10 subscribers, PUB with none, PING, SUB+UNSUB), counted by libAllocationCounter.so
-## preloaded into subd, against Tests/IntegrationTests/AllocationBudget.txt
+## alloc-guard: the allocation guard against a debug subd and then a release one (both as in `test`): allocation calls
+## and Swift retain/release calls per command in steady state (PUB with 10 subscribers, PUB with none, PING,
+## SUB+UNSUB), counted by libAllocationCounter.so preloaded into subd, against Tests/IntegrationTests/AllocationBudget.txt
 alloc-guard: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests

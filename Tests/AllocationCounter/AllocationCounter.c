@@ -1,11 +1,17 @@
-// An LD_PRELOAD malloc interposer for the allocation guard (AllocationBudgetTests): test tooling, not part of subd.
+// An LD_PRELOAD malloc and reference-count interposer for the allocation guard (AllocationBudgetTests): test tooling,
+// not part of subd.
 //
 // Every allocation call of the process (malloc, calloc, realloc other than a free, posix_memalign, aligned_alloc,
 // memalign, valloc, pvalloc, reallocarray) adds one to a global counter and is forwarded to the next definition
 // (glibc's), found with dlsym(RTLD_NEXT). free is forwarded and not counted.
 //
-// When SUBD_ALLOCATION_COUNT_FILE names a file, SIGUSR2 makes the process write the count there as decimal digits
-// and a newline. The handler uses only async-signal-safe calls (open, write, close, rename): it writes PATH.tmp and
+// The Swift runtime's reference counting entry points (swift_retain, swift_release, their _n forms and the
+// bridgeObject ones) are counted the same way, as retains and releases, and forwarded to libswiftCore's. Only calls
+// that go through the dynamic linker are seen: those of subd's code and of the other libraries, which call them through
+// the PLT; libswiftCore's calls to itself are not (they are the standard library's business, not our command path).
+//
+// When SUBD_ALLOCATION_COUNT_FILE names a file, SIGUSR2 makes the process write the three counts there (allocations,
+// retains, releases), as decimal numbers separated by spaces and followed by a newline. The handler uses only async-signal-safe calls (open, write, close, rename): it writes PATH.tmp and
 // renames it to PATH, so a reader that removed PATH before sending the signal sees the whole line at once, and
 // nothing in it allocates (so reading the count does not change it).
 #define _GNU_SOURCE
@@ -24,8 +30,10 @@
 #include <string.h>
 #include <unistd.h>
 
-// Relaxed: nothing is ordered by the count; a reader only needs every increment to land once.
+// Relaxed: nothing is ordered by the counts; a reader only needs every increment to land once.
 static atomic_ulong allocations;
+static atomic_ulong retains;
+static atomic_ulong releases;
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -75,6 +83,10 @@ static void resolve(void) {
 static inline void count(void) { atomic_fetch_add_explicit(&allocations, 1, memory_order_relaxed); }
 
 unsigned long subd_allocation_count(void) { return atomic_load_explicit(&allocations, memory_order_relaxed); }
+
+unsigned long subd_retain_count(void) { return atomic_load_explicit(&retains, memory_order_relaxed); }
+
+unsigned long subd_release_count(void) { return atomic_load_explicit(&releases, memory_order_relaxed); }
 
 void *malloc(size_t size) {
     if (resolving) return arena_alloc(size);
@@ -154,24 +166,74 @@ void *pvalloc(size_t size) {
     return real_pvalloc(size);
 }
 
+// MARK: the Swift runtime's reference counting
+
+// Resolved at the first call (the runtime is loaded by then: it is what calls us). Two threads resolving at once
+// store the same pointer. The object pointers are opaque here: they are only passed on.
+#define FORWARD_RETAIN(name, counter)                                                                              \
+    void *name(void *object) {                                                                                     \
+        static void *(*real)(void *);                                                                              \
+        if (!real) real = (void *(*)(void *))dlsym(RTLD_NEXT, #name);                                              \
+        atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);                                              \
+        return real(object);                                                                                       \
+    }
+#define FORWARD_RETAIN_N(name, counter)                                                                            \
+    void *name(void *object, uint32_t n) {                                                                         \
+        static void *(*real)(void *, uint32_t);                                                                    \
+        if (!real) real = (void *(*)(void *, uint32_t))dlsym(RTLD_NEXT, #name);                                    \
+        atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);                                              \
+        return real(object, n);                                                                                    \
+    }
+#define FORWARD_RELEASE(name, counter)                                                                             \
+    void name(void *object) {                                                                                      \
+        static void (*real)(void *);                                                                               \
+        if (!real) real = (void (*)(void *))dlsym(RTLD_NEXT, #name);                                               \
+        atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);                                              \
+        real(object);                                                                                              \
+    }
+#define FORWARD_RELEASE_N(name, counter)                                                                           \
+    void name(void *object, uint32_t n) {                                                                          \
+        static void (*real)(void *, uint32_t);                                                                     \
+        if (!real) real = (void (*)(void *, uint32_t))dlsym(RTLD_NEXT, #name);                                     \
+        atomic_fetch_add_explicit(&counter, 1, memory_order_relaxed);                                              \
+        real(object, n);                                                                                           \
+    }
+
+FORWARD_RETAIN(swift_retain, retains)
+FORWARD_RETAIN_N(swift_retain_n, retains)
+FORWARD_RETAIN(swift_bridgeObjectRetain, retains)
+FORWARD_RETAIN_N(swift_bridgeObjectRetain_n, retains)
+FORWARD_RELEASE(swift_release, releases)
+FORWARD_RELEASE_N(swift_release_n, releases)
+FORWARD_RELEASE(swift_bridgeObjectRelease, releases)
+FORWARD_RELEASE_N(swift_bridgeObjectRelease_n, releases)
+
 // MARK: reporting on SIGUSR2
 
 static char report_path[4096];
 static char report_temporary[4096 + 4];
 
-static void report(int signal_number) {
-    (void)signal_number;
-    int saved_errno = errno;  // the interrupted code may be about to read errno
-    char text[24];
-    size_t length = 0;
+// Appends `value` in decimal to `text` at `*length` (async-signal-safe: no allocation, no stdio).
+static void append_decimal(char *text, size_t *length, unsigned long value) {
     char digits[24];
     size_t digit_count = 0;
-    unsigned long value = subd_allocation_count();
     do {
         digits[digit_count++] = (char)('0' + value % 10);
         value /= 10;
     } while (value);
-    while (digit_count) text[length++] = digits[--digit_count];
+    while (digit_count) text[(*length)++] = digits[--digit_count];
+}
+
+static void report(int signal_number) {
+    (void)signal_number;
+    int saved_errno = errno;  // the interrupted code may be about to read errno
+    char text[80];
+    size_t length = 0;
+    append_decimal(text, &length, subd_allocation_count());
+    text[length++] = ' ';
+    append_decimal(text, &length, subd_retain_count());
+    text[length++] = ' ';
+    append_decimal(text, &length, subd_release_count());
     text[length++] = '\n';
     int fd = open(report_temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd >= 0) {

@@ -2,11 +2,13 @@ import Foundation
 import Glibc
 import XCTest
 
-/// Issue 8's regression guard, not a timed test: how many allocation calls subd makes per command in steady state,
-/// checked against the budget in `AllocationBudget.txt`.
+/// Issue 8's regression guard, not a timed test: how many allocation calls, and how many calls of the Swift runtime's
+/// reference counting (retains plus releases), subd makes per command in steady state, checked against the budget in
+/// `AllocationBudget.txt`.
 ///
 /// subd runs with `LD_PRELOAD=libAllocationCounter.so` (Tests/AllocationCounter, built by `swift build --build-tests`),
-/// which counts every malloc, calloc, realloc and aligned allocation of the process and writes the count to
+/// which counts every malloc, calloc, realloc and aligned allocation of the process, and every swift_retain and
+/// swift_release (and their bridgeObject and _n forms) called through the dynamic linker, and writes the counts to
 /// `SUBD_ALLOCATION_COUNT_FILE` on SIGUSR2. Each test warms up (2,000 commands), reads the count, sends 20,000
 /// commands in windows of 100 pipelined ones (then reads their 100 replies, and waits until every subscriber has
 /// read every message), reads the count again, and divides. Nothing depends on timing: the count is read through
@@ -67,7 +69,7 @@ final class AllocationBudgetTests: IntegrationTestCase {
         let after = try probe.read()
         for reader in readers { try reader.wait(timeout: 10) }
 
-        try probe.check("fanout_pub", calls: after - before, commands: Self.measured, per: "PUB to 10 subscribers")
+        try probe.check("fanout_pub", from: before, to: after, commands: Self.measured, per: "PUB to 10 subscribers")
     }
 
     /// 1 publisher, nobody subscribed to the number: allocation calls per PUB (128 B) that reaches no one.
@@ -107,7 +109,7 @@ final class AllocationBudgetTests: IntegrationTestCase {
         let before = try probe.read()
         try commands.send(Self.measured, through: client)
         let after = try probe.read()
-        try probe.check(key, calls: after - before, commands: Self.measured, per: per, file: file, line: line)
+        try probe.check(key, from: before, to: after, commands: Self.measured, per: per, file: file, line: line)
     }
 }
 
@@ -165,16 +167,17 @@ private struct AllocationProbe {
 
     /// The allocation calls subd made so far: removes the count file, sends SIGUSR2 and waits for the handler's file
     /// (written elsewhere and renamed into place, so once it exists it is whole).
-    func read() throws -> Int {
+    func read() throws -> Counts {
         unlink(countFile)
         guard kill(daemon.child.pid, SIGUSR2) == 0 else { throw HarnessError.system("kill SIGUSR2", errno) }
         let deadline = Date(timeIntervalSinceNow: 10)
         while true {
             if let text = try? String(contentsOfFile: countFile, encoding: .utf8) {
-                guard text.hasSuffix("\n"), let count = Int(text.dropLast()) else {
+                let numbers = text.dropLast().split(separator: " ").compactMap { Int($0) }
+                guard text.hasSuffix("\n"), numbers.count == 3 else {
                     throw HarnessError.malformed("allocation count file holds '\(text)'")
                 }
-                return count
+                return Counts(allocations: numbers[0], referenceCounting: numbers[1] + numbers[2])
             }
             if Date() > deadline {
                 throw HarnessError.timeout(
@@ -185,16 +188,37 @@ private struct AllocationProbe {
         }
     }
 
+    /// What the counter had counted at one reading.
+    struct Counts {
+        /// Allocation calls.
+        var allocations: Int
+        /// Retains plus releases.
+        var referenceCounting: Int
+    }
+
+    /// Checks the counts made between `before` and `after` against the budgets `<configuration>.<key>` (allocation
+    /// calls) and `<configuration>.<key>.refcount` (retains plus releases).
+    func check(
+        _ key: String, from before: Counts, to after: Counts, commands: Int, per: String,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        try check(key, calls: after.allocations - before.allocations, commands: commands, per: per, file: file,
+                  line: line)
+        try check(key + ".refcount", calls: after.referenceCounting - before.referenceCounting, commands: commands,
+                  per: per, what: "retain and release calls", file: file, line: line)
+    }
+
     /// Prints the figure and asserts it against the budget `<configuration>.<key>`.
     func check(
-        _ key: String, calls: Int, commands: Int, per: String, file: StaticString = #filePath, line: UInt = #line
+        _ key: String, calls: Int, commands: Int, per: String, what: String = "allocation calls",
+        file: StaticString = #filePath, line: UInt = #line
     ) throws {
         let perCommand = Double(calls) / Double(commands)
         let budgets = try AllocationBudget.load()
         let budgetKey = "\(configuration).\(key)"
         let figure = String(format: "%.3f", perCommand)
         guard let budget = budgets[budgetKey] else {
-            print("allocation guard: \(budgetKey) \(figure) calls per \(per) (\(calls) / \(commands)); no budget")
+            print("allocation guard: \(budgetKey) \(figure) \(what) per \(per) (\(calls) / \(commands)); no budget")
             let message = "AllocationBudget.txt has no '\(budgetKey)' (measured \(figure) per \(per))"
             // A subd from elsewhere (SUBD_BIN_DIR=/usr/local/bin) has no budget of its own: measured, not checked.
             guard ["debug", "release"].contains(configuration) else { throw XCTSkip(message) }
@@ -202,27 +226,29 @@ private struct AllocationProbe {
             return
         }
         print(
-            "allocation guard: \(budgetKey) \(figure) calls per \(per) (\(calls) / \(commands)), budget \(budget)")
+            "allocation guard: \(budgetKey) \(figure) \(what) per \(per) (\(calls) / \(commands)), budget \(budget)")
         XCTAssertLessThanOrEqual(
             perCommand, budget,
-            "\(budgetKey): \(figure) allocation calls per \(per) (\(calls) in \(commands)) is over the budget "
-                + "\(budget) of AllocationBudget.txt; find the new allocation, or raise the budget if it is meant",
+            "\(budgetKey): \(figure) \(what) per \(per) (\(calls) in \(commands)) is over the budget "
+                + "\(budget) of AllocationBudget.txt; find the new call, or raise the budget if it is meant",
             file: file, line: line)
     }
 
-    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else beside subd, else beside the test bundle (a release
-    /// subd from `SUBD_BIN_DIR` with the debug build's library).
+    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else the one built with these tests (beside the test
+    /// bundle), else beside subd. The tests' own comes first: a release subd from `SUBD_BIN_DIR` may have an old copy
+    /// beside it (`make alloc-guard` builds only the tests in debug), which would count allocations only.
     static func counterLibrary() throws -> URL {
         let name = "libAllocationCounter.so"
         if let explicit = ProcessInfo.processInfo.environment["SUBD_ALLOCATION_COUNTER"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit)
         }
-        var candidates = [try BinaryLocator.directory().appendingPathComponent(name)]
+        var candidates: [URL] = []
         for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
             candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
         }
         let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
         candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
+        candidates.append(try BinaryLocator.directory().appendingPathComponent(name))
         if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) { return found }
         throw HarnessError.missingBinary(
             "no \(name) (looked at \(candidates.map(\.path).joined(separator: ", "))); `swift build --build-tests` "
