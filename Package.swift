@@ -135,7 +135,10 @@ let package = Package(
         // The NATS client: parser, encoder and state machine as plain values, and the client against real nats-server
         // processes (started per test on free loopback ports; `make deps-test` installs Debian's nats-server).
         .testTarget(
-            name: "SubscriptionNATSTests", dependencies: ["SubscriptionNATS", "SubscriptionSystem", "TestSupport"]
+            name: "SubscriptionNATSTests",
+            dependencies: [
+                "SubscriptionNATS", "SubscriptionSystem", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
