@@ -23,6 +23,9 @@ final class NATSServerProcess: @unchecked Sendable {
         var jetStream = false
         /// Join a cluster: the route URLs to other servers (empty: the first server of a cluster).
         var clusterRoutes: [String]?
+        /// The cluster (route) port; nil: a free one (`-1`). A JetStream cluster needs every server's routes
+        /// configured, so its ports are chosen first (``freeLoopbackPort()``).
+        var clusterPort: Int?
     }
 
     let configuration: Configuration
@@ -60,7 +63,12 @@ final class NATSServerProcess: @unchecked Sendable {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle(forWritingAtPath: logPath)
         try process.run()
-        try waitForReady()
+        do {
+            try waitForReady()
+        } catch {
+            kill()  // the caller never got it, so its tear-down cannot
+            throw error
+        }
     }
 
     private static func text(_ configuration: Configuration, store: String) -> String {
@@ -76,7 +84,8 @@ final class NATSServerProcess: @unchecked Sendable {
         }
         if let routes = configuration.clusterRoutes {
             let list = routes.map { "\"\($0)\"" }.joined(separator: ", ")
-            lines.append("cluster { name: subd-test, listen: 127.0.0.1:-1, routes: [\(list)] }")
+            let port = configuration.clusterPort ?? -1
+            lines.append("cluster { name: subd-test, listen: 127.0.0.1:\(port), routes: [\(list)] }")
         }
         return lines.joined(separator: "\n") + "\n"
     }
@@ -148,6 +157,22 @@ final class NATSServerProcess: @unchecked Sendable {
 struct HarnessFailure: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
+}
+
+/// A TCP port on 127.0.0.1 that was just bound and closed, so nothing listens on it (until someone binds it).
+func freeLoopbackPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw HarnessFailure("socket") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+    }
+    guard bound else { throw HarnessFailure("bind 127.0.0.1:0") }
+    return Int(UInt16(bigEndian: address.sin_port))
 }
 
 /// A minimal HTTP/1.0 GET over a loopback socket; the response's body.

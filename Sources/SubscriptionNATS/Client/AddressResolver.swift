@@ -45,6 +45,9 @@ enum AddressResolver {
             entry = info.pointee.ai_next
             var storage = sockaddr_storage()
             let length = info.pointee.ai_addrlen
+            // getaddrinfo's address is at most a sockaddr_storage (that is what the type is for), and valid until
+            // freeaddrinfo: it is copied out here, within that time.
+            precondition(Int(length) <= MemoryLayout<sockaddr_storage>.size, "a \(length)-byte socket address")
             withUnsafeMutableBytes(of: &storage) { raw in
                 raw.copyMemory(from: UnsafeRawBufferPointer(start: info.pointee.ai_addr, count: Int(length)))
             }

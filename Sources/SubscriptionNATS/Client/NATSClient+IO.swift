@@ -50,6 +50,8 @@ extension NATSClient {
             fd = try Syscall.streamSocket(family: address.family)
             try Syscall.setNonBlocking(fd)
             let length = address.length
+            // The sockaddr_storage holds a sockaddr_in or sockaddr_in6 of `length` bytes (AddressResolver); the
+            // pointer is used for the connect(2) call only.
             let result = try withUnsafePointer(to: &address.storage) { pointer throws(SystemCallError) in
                 try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw throws(SystemCallError) in
                     try Syscall.connect(fd, raw, length)

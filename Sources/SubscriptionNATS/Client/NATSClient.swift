@@ -16,7 +16,8 @@ import SubscriptionSystem
 /// disconnected, publications are held in the same buffer and sent after the reconnect, behind the restored
 /// subscriptions; what was queued for a connection that broke is dropped (NATS is at most once).
 ///
-/// **Life.** ``connect(servers:options:)`` once; the client then keeps a connection until ``close()``. It reports
+/// **Life.** ``connect(servers:options:)`` once; the client then keeps a connection until ``close()``, which is also
+/// what releases it (its timer and its subscriptions' handlers hold it until then). It reports
 /// ``NATSStatus`` changes to ``onStatusChange`` and errors that change no state (a failed attempt, an async
 /// `-ERR`) to ``onError``.
 public final class NATSClient: @unchecked Sendable {

@@ -18,6 +18,8 @@ public struct JSONReader {
     /// Objects and arrays nested deeper than this are refused (the reader recurses once per level).
     public static let maxDepth = 64
 
+    /// The input. Valid only while ``parseResult(_:)`` runs: a reader is made there, inside the closure that lends
+    /// the bytes, and never escapes it (the initializer is private).
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
 

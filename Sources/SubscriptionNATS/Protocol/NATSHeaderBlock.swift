@@ -4,7 +4,7 @@ enum NATSHeaderBlock {
     /// The first line's fixed start.
     static let version: [UInt8] = Array("NATS/1.0".utf8)
 
-    /// Parses a whole header block (its final empty line included).
+    /// Parses a whole header block (its final empty line included). `block` is read during the call only.
     static func parse(_ block: UnsafeRawBufferPointer) throws(NATSProtocolError) -> NATSHeaders {
         var lines = CRLFLines(block: block)
         guard let first = lines.next() else { throw .badHeaderBlock("no NATS/1.0 line") }
@@ -95,6 +95,8 @@ enum NATSHeaderBlock {
 
 /// The CRLF-ended lines of a header block, as ranges without their CRLF.
 private struct CRLFLines {
+    /// The block; lent by ``NATSHeaderBlock/parse(_:)``'s caller for the length of that call, which is this
+    /// value's whole life (it is a local of `parse`).
     let bytes: UnsafeRawBufferPointer
     var index = 0
 
