@@ -21,13 +21,11 @@ final class NATSLivenessTests: NATSTestCase {
         server.send("PONG\r\n")
         XCTAssertNotNil(client.statuses.wait(for: isConnected))
 
-        // The server's PING is answered.
+        // The server's PING is answered (a liveness PING of the client's may come first: the timer runs).
         server.send("PING\r\n")
-        XCTAssertEqual(try server.read(until: "PONG\r\n"), "PONG\r\n")
-        // Liveness: a PING every 150 ms; the server answers the first, then falls silent.
-        XCTAssertEqual(try server.read(until: "PING\r\n"), "PING\r\n")
-        server.send("PONG\r\n")
-        XCTAssertEqual(try server.read(until: "PING\r\n"), "PING\r\n")
+        let answer = try server.read(until: "PONG\r\n")
+        XCTAssertTrue(answer == "PONG\r\n" || answer == "PING\r\nPONG\r\n", answer)
+        // Liveness: a PING every 150 ms, none answered; with one outstanding, the next is one too many.
         XCTAssertNotNil(client.statuses.wait(for: { $0 == .disconnected(reason: .staleConnection) }),
                         "\(client.statuses.all)")
         XCTAssertTrue(server.clientClosed())
