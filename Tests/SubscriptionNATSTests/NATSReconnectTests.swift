@@ -83,4 +83,33 @@ final class NATSReconnectTests: NATSTestCase {
         usleep(300_000)
         XCTAssertEqual(client.statuses.all.count, 2, "no reconnect after close: \(client.statuses.all)")
     }
+
+    /// Completions run user code, which may call the client again: no completion is called while the client is
+    /// inside its own request table or flush list (an exclusivity violation in debug builds).
+    func testCompletionsThatCallTheClientAgainWhenItCloses() throws {
+        let server = try startServer()
+        let client = try connectedClient([server.address])
+        let outcomes = Collector<String>()
+        client.sync { nats in
+            nats.request(subject: "nobody.listens.but.times.out.late", payload: [], timeout: .seconds(30)) { first in
+                outcomes.append("request: \(first)")
+                nats.request(subject: "again", payload: []) { second in outcomes.append("nested request: \(second)") }
+            }
+            nats.flush { first in
+                outcomes.append("flush")
+                nats.flush { second in outcomes.append("nested flush: \(second)") }
+            }
+        }
+        XCTAssertNotNil(outcomes.wait(count: 2), "\(outcomes.all)")  // the first request (no responders), the flush
+        client.sync { nats in
+            nats.request(subject: "pending", payload: [], timeout: .seconds(30)) { result in
+                outcomes.append("pending: \(result)")
+                nats.request(subject: "after.close", payload: []) { outcomes.append("after close: \($0)") }
+            }
+            nats.close()
+        }
+        let all = try XCTUnwrap(outcomes.wait(count: 6), "\(outcomes.all)")
+        XCTAssertTrue(all.contains("pending: failure(the client is closed)"), "\(all)")
+        XCTAssertTrue(all.contains("after close: failure(the client is closed)"), "\(all)")
+    }
 }

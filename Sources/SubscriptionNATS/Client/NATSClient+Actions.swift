@@ -37,9 +37,14 @@ extension NATSClient {
                     perform(machine.reconnectTimerFired(now: MonotonicClock.nanoseconds()))
                 }
             case .completeFlush(let id):
-                flushWaiters.removeValue(forKey: id)?(.success(()))
+                // Taken out first: the completion may flush again.
+                let waiter = flushWaiters.removeValue(forKey: id)
+                waiter?(.success(()))
             case .failFlushes(let ids, let error):
-                for id in ids { flushWaiters.removeValue(forKey: id)?(.failure(error)) }
+                for id in ids {
+                    let waiter = flushWaiters.removeValue(forKey: id)
+                    waiter?(.failure(error))
+                }
             case .report(let status):
                 report(status)
             case .reportError(let error):
@@ -75,10 +80,11 @@ extension NATSClient {
             pingTimer = nil
             control.removeAll()
             output.removeAll()
-            inbox?.failAll(.closed)
+            let requests = inbox?.takeAll() ?? []
             // The handlers may hold the client (the request inbox's does): nothing is delivered any more.
             subscriptions = SubscriptionTable()
             inbox = nil
+            for completion in requests { completion(.failure(.closed)) }
         }
         onStatusChange?(status)
         for observer in statusObservers.sorted(by: { $0.key < $1.key }) { observer.value(status) }

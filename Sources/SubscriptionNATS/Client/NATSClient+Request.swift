@@ -28,11 +28,13 @@ extension NATSClient {
         do throws(NATSError) {
             try publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload)
         } catch {
-            inbox?.take(token)?(.failure(error))
+            let completion = inbox?.take(token)
+            completion?(.failure(error))
             return
         }
         queue.asyncAfter(deadline: .now() + Self.interval(timeout)) { [self] in
-            inbox?.take(token)?(.failure(.timeout))
+            let completion = inbox?.take(token)
+            completion?(.failure(.timeout))
         }
     }
 }

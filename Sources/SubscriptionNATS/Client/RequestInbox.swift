@@ -35,10 +35,11 @@ struct RequestInbox {
         return take(token)
     }
 
-    /// Fails every waiting request.
-    mutating func failAll(_ error: NATSError) {
-        let waiting = pending
+    /// Takes the completions of every waiting request (the caller fails them, outside any access to the inbox:
+    /// a completion may make a new request).
+    mutating func takeAll() -> [@Sendable (Result<NATSMessage, NATSError>) -> Void] {
+        let waiting = pending.sorted { $0.key < $1.key }.map(\.value)
         pending = [:]
-        for completion in waiting.values { completion(.failure(error)) }
+        return waiting
     }
 }
