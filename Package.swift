@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "SubscriptionProtocol", targets: ["SubscriptionProtocol"]),
         .library(name: "SubscriptionServer", targets: ["SubscriptionServer"]),
         .library(name: "SubscriptionClient", targets: ["SubscriptionClient"]),
+        .library(name: "SubscriptionNATS", targets: ["SubscriptionNATS"]),
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
@@ -80,6 +81,14 @@ let package = Package(
         ),
         // A Swift client for the protocol (async/await), checking what it sends with the wire's rules.
         .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire", "SubscriptionSystem", "COpenSSL"]),
+        // A NATS client for the cluster bridge (docs/CLUSTER.md): the client protocol's byte-level parser and encoder
+        // and a connection state machine (pure, socket-free), a client on a serial DispatchQueue it is given (the
+        // server's loop queue) over SubscriptionSystem's sockets, and JetStream key-value buckets. No Foundation: the
+        // few JSON fields it needs are parsed and written by hand.
+        .target(
+            name: "SubscriptionNATS",
+            dependencies: ["SubscriptionSystem", "SubscriptionWire", .product(name: "Logging", package: "swift-log")]
+        ),
         .executableTarget(
             name: "subd",
             dependencies: [
@@ -128,6 +137,14 @@ let package = Package(
         .testTarget(
             name: "SubscriptionServerTests",
             dependencies: ["SubscriptionServer", "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
+        ),
+        // The NATS client: parser, encoder and state machine as plain values, and the client against real nats-server
+        // processes (started per test on free loopback ports; `make deps-test` installs Debian's nats-server).
+        .testTarget(
+            name: "SubscriptionNATSTests",
+            dependencies: [
+                "SubscriptionNATS", "SubscriptionSystem", "TestSupport", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.

@@ -1,0 +1,82 @@
+/// How a key-value bucket is made: a JetStream stream `KV_<bucket>` over `$KV.<bucket>.>` that keeps one message
+/// per key, with direct gets, and that republishes every stored write on `<updatesPrefix>.<bucket>.<key>` for
+/// watchers.
+public struct KeyValueConfiguration: Equatable, Sendable {
+    /// Where the stream keeps its data.
+    public enum Storage: String, Equatable, Sendable {
+        /// On disk (survives a server restart).
+        case file
+        /// In memory.
+        case memory
+    }
+
+    /// The bucket's name: letters, digits, `_` and `-`.
+    public var bucket: String
+    /// How many servers keep a copy (1, 3 or 5 in a cluster).
+    public var replicas: Int
+    /// File or memory.
+    public var storage: Storage
+    /// The most bytes the bucket may hold; nil: no limit (the server's JetStream limits apply).
+    public var maxBytes: Int?
+    /// The largest value; nil: no limit but the server's `max_payload`.
+    public var maxValueSize: Int?
+    /// How long a value lives; nil: for ever.
+    public var maxAge: Duration?
+    /// The subject prefix stored writes are republished under, for ``KeyValueWatcher``.
+    public var updatesPrefix: String
+
+    /// A bucket kept on file, one replica, without limits, republishing under `subd.kv`.
+    public init(
+        bucket: String, replicas: Int = 1, storage: Storage = .file, maxBytes: Int? = nil, maxValueSize: Int? = nil,
+        maxAge: Duration? = nil, updatesPrefix: String = "subd.kv"
+    ) {
+        self.bucket = bucket
+        self.replicas = replicas
+        self.storage = storage
+        self.maxBytes = maxBytes
+        self.maxValueSize = maxValueSize
+        self.maxAge = maxAge
+        self.updatesPrefix = updatesPrefix
+    }
+
+    /// True for a valid bucket name (letters, digits, `_`, `-`; not empty).
+    public static func isValidBucketName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-")
+        }
+    }
+
+    /// The stream configuration JSON of `$JS.API.STREAM.CREATE.KV_<bucket>`. The same configuration sent twice is
+    /// accepted both times, so every node may create the bucket it needs.
+    var streamJSON: String {
+        let maxAgeNanoseconds = maxAge.map { Int(clamping: NATSConnectionStateMachine.nanoseconds($0)) } ?? 0
+        // JetStream's duplicate window may not be longer than the values live (2 minutes by default).
+        let duplicateWindow = maxAgeNanoseconds > 0 ? min(maxAgeNanoseconds, 120_000_000_000) : 120_000_000_000
+        var republish = JSONWriter()
+        republish.add("src", "$KV.\(bucket).>")
+        republish.add("dest", "\(updatesPrefix).\(bucket).>")
+        var writer = JSONWriter()
+        writer.add("name", "KV_\(bucket)")
+        writer.add("subjects", strings: ["$KV.\(bucket).>"])
+        writer.add("retention", "limits")
+        writer.add("max_consumers", -1)
+        writer.add("max_msgs", -1)
+        writer.add("max_bytes", maxBytes ?? -1)
+        writer.add("max_age", maxAgeNanoseconds)
+        writer.add("max_msgs_per_subject", 1)
+        writer.add("max_msg_size", maxValueSize ?? -1)
+        writer.add("storage", storage.rawValue)
+        writer.add("discard", "new")
+        writer.add("num_replicas", replicas)
+        writer.add("duplicate_window", duplicateWindow)
+        writer.add("allow_direct", true)
+        writer.add("mirror_direct", false)
+        writer.add("deny_delete", true)
+        writer.add("deny_purge", false)
+        writer.add("allow_rollup_hdrs", true)
+        writer.add("republish", object: republish)
+        return writer.result
+    }
+}

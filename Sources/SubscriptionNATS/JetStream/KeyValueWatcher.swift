@@ -1,0 +1,145 @@
+import Dispatch
+
+/// What a watcher reports, on the client's queue.
+public enum KeyValueWatchEvent: Equatable, Sendable {
+    /// A key's new entry (a put, or a delete or purge marker), in revision order, each revision at most once.
+    case entry(KeyValueEntry)
+    /// The load is done: every key's latest entry up to now has been reported (after the first load, and after
+    /// each reload that follows a reconnect).
+    case caughtUp
+    /// A load failed (it is tried again after a second, as long as the watcher runs).
+    case loadFailed(JetStreamError)
+}
+
+/// Watches a bucket: first every key's latest entry, then every write as it is stored, reloading what changed after
+/// each reconnect.
+///
+/// How: a plain subscription to the bucket's republished writes (`<updatesPrefix>.<bucket>.>`), which carry only
+/// writes the stream stored, with their revision, in the stream's order; a plain subscription to `$KV.<bucket>.>`
+/// would also see writes the stream refused (a losing create or update). Once that subscription is in place (a
+/// flush), the watcher loads the bucket through the stream's leader, one `STREAM.MSG.GET` with `next_by_subj` per
+/// key, from the revision after the last one it reported (so a reload reads only keys changed since).
+/// Live writes that arrive during a load wait and follow it; an entry at or below the last reported revision is
+/// dropped, so nothing is reported twice. Writes made while the client was disconnected are found by the reload.
+///
+/// Confined to the client's queue (`@unchecked Sendable`). ``stop()`` ends it; a watcher not stopped lives as long
+/// as its client's subscription.
+public final class KeyValueWatcher: @unchecked Sendable {
+    /// The bucket watched.
+    public let bucket: KeyValueBucket
+    /// The highest revision reported.
+    public private(set) var lastRevision: UInt64 = 0
+    private let handler: @Sendable (KeyValueWatchEvent) -> Void
+    private var sid: UInt64?
+    private var observer: UInt64?
+    private var isLoading = false
+    private var needsReload = false
+    private var waiting: [KeyValueEntry] = []
+    private var isStopped = false
+
+    /// Starts watching `bucket`; `handler` gets every event on the client's queue.
+    ///
+    /// - Throws: ``JetStreamError/notWatchable(bucket:)`` for a bucket that republishes nothing, and the
+    ///   subscription's error.
+    public init(bucket: KeyValueBucket, handler: @escaping @Sendable (KeyValueWatchEvent) -> Void) throws(JetStreamError) {
+        guard let prefix = bucket.updatesSubjectPrefix else { throw .notWatchable(bucket: bucket.name) }
+        self.bucket = bucket
+        self.handler = handler
+        let client = bucket.client
+        client.assertOnQueue()
+        do throws(NATSError) {
+            sid = try client.subscribe(subject: prefix + ">") { [self] message in live(message) }
+        } catch {
+            throw .client(error)
+        }
+        observer = client.addStatusObserver { [self] status in
+            if case .connected = status { reload() }
+        }
+        reload()
+    }
+
+    /// Stops: no more events.
+    public func stop() {
+        bucket.client.assertOnQueue()
+        guard !isStopped else { return }
+        isStopped = true
+        if let sid { bucket.client.unsubscribe(sid) }
+        if let observer { bucket.client.removeStatusObserver(observer) }
+        sid = nil
+        observer = nil
+        waiting = []
+    }
+
+    /// A republished write arrived.
+    private func live(_ message: NATSMessage) {
+        guard !isStopped else { return }
+        switch KeyValueEntry.make(bucket: bucket.name, fromHeadersOf: message) {
+        case .success(let entry):
+            if isLoading { waiting.append(entry) } else { report(entry) }
+        case .failure:
+            break  // not a stored write of this bucket
+        }
+    }
+
+    /// Loads what changed since ``lastRevision``, once the subscription is known to the server.
+    private func reload() {
+        guard !isStopped else { return }
+        guard !isLoading else {
+            needsReload = true
+            return
+        }
+        isLoading = true
+        needsReload = false
+        beginLoad()
+    }
+
+    /// Flushes (so the subscription is in place at the server, and at every server its interest reaches, before the
+    /// first read), then loads. Live writes wait until the load is done.
+    private func beginLoad() {
+        guard !isStopped else { return }
+        bucket.client.flush(timeout: bucket.timeout) { [self] result in
+            switch result {
+            case .success: load(from: lastRevision + 1)
+            case .failure(let error): loadFailed(.client(error))
+            }
+        }
+    }
+
+    private func load(from revision: UInt64) {
+        guard !isStopped else { return }
+        bucket.next(from: revision) { [self] result in
+            guard !isStopped else { return }
+            switch result {
+            case .success(let entry?):
+                report(entry)
+                load(from: entry.revision + 1)
+            case .success(nil):
+                isLoading = false
+                let live = waiting
+                waiting = []
+                for entry in live { report(entry) }
+                handler(.caughtUp)
+                if needsReload { reload() }
+            case .failure(let error):
+                loadFailed(error)
+            }
+        }
+    }
+
+    /// A load failed: it starts again in a second. The watcher stays loading meanwhile, so live writes keep
+    /// waiting behind it (reporting one would move ``lastRevision`` past writes the load has not read yet).
+    private func loadFailed(_ error: JetStreamError) {
+        guard !isStopped else { return }
+        handler(.loadFailed(error))
+        bucket.client.queue.asyncAfter(deadline: .now() + .seconds(1)) { [self] in
+            needsReload = false
+            beginLoad()
+        }
+    }
+
+    private func report(_ entry: KeyValueEntry) {
+        guard entry.revision > lastRevision else { return }
+        lastRevision = entry.revision
+        handler(.entry(entry))
+    }
+}

@@ -1,0 +1,115 @@
+import XCTest
+
+@testable import SubscriptionNATS
+
+/// Watching a bucket: a load of every key's latest entry, then the writes the bucket stored, in order, each once,
+/// and a reload of what changed while the client was disconnected.
+final class KeyValueWatchTests: NATSTestCase {
+    private func jetStream(port: Int? = nil) throws -> NATSServerProcess {
+        let server = try startServer(.init(port: port, monitoring: true, jetStream: true))
+        try server.waitForJetStream()
+        return server
+    }
+
+    private func bucket(_ name: String, _ client: TestClient) async throws -> KeyValueBucket {
+        try await KeyValueBucket.create(KeyValueConfiguration(bucket: name, maxBytes: 1 << 20), client: client.client)
+    }
+
+    private func watch(_ bucket: KeyValueBucket, _ client: TestClient) throws -> (KeyValueWatcher, Collector<KeyValueWatchEvent>) {
+        let events = Collector<KeyValueWatchEvent>()
+        let watcher = try client.sync { _ in try KeyValueWatcher(bucket: bucket) { events.append($0) } }
+        return (watcher, events)
+    }
+
+    private func entries(_ events: [KeyValueWatchEvent]) -> [String] {
+        events.compactMap { event in
+            guard case .entry(let entry) = event else { return nil }
+            return "\(entry.key)=\(String(decoding: entry.value, as: UTF8.self))\(entry.operation == .put ? "" : " \(entry.operation.rawValue)")"
+        }
+    }
+
+    /// Why the watcher does not subscribe to `$KV.<bucket>.>`: a plain subscriber there also receives the writes
+    /// the bucket refused.
+    func testAPlainSubscriptionOnTheBucketsSubjectsAlsoSeesRefusedWrites() async throws {
+        let server = try jetStream()
+        let client = try connectedClient([server.address])
+        let numbers = try await bucket("numbers", client)
+        let (_, plain) = try client.subscribe("$KV.numbers.>")
+        let (watcher, events) = try watch(numbers, client)
+        XCTAssertNotNil(events.wait(for: { $0 == .caughtUp }))
+
+        _ = try await numbers.create("SCIENCE", Array("plain".utf8))
+        do {
+            _ = try await numbers.create("SCIENCE", Array("retained".utf8))
+            XCTFail("the second create must lose")
+        } catch {
+            guard case .wrongLastSequence = error else { return XCTFail("\(error)") }
+        }
+        client.flush()
+        XCTAssertEqual(plain.wait(count: 2)?.map(text), ["plain", "retained"], "the refused write is delivered too")
+        XCTAssertTrue(events.wait(untilAll: { self.entries($0).count == 1 }))
+        client.flush()
+        XCTAssertEqual(entries(events.all), ["SCIENCE=plain"], "the watcher sees only what the bucket stored")
+        client.sync { _ in watcher.stop() }
+    }
+
+    func testWatchLoadsEveryKeysLatestEntryThenFollowsWritesInOrder() async throws {
+        let server = try jetStream()
+        let client = try connectedClient([server.address])
+        let retained = try await bucket("retained", client)
+        _ = try await retained.put("A", Array("1".utf8))
+        _ = try await retained.put("B", Array("1".utf8))
+        _ = try await retained.put("A", Array("2".utf8))
+        _ = try await retained.delete("B")
+
+        let (watcher, events) = try watch(retained, client)
+        XCTAssertNotNil(events.wait(for: { $0 == .caughtUp }))
+        XCTAssertEqual(entries(events.all), ["A=2", "B= DEL"], "the latest entry of each key, in revision order")
+
+        let writer = try connectedClient([server.address], label: "writer")
+        let other = try await KeyValueBucket.open("retained", client: writer.client)
+        var revisions: [UInt64] = []
+        for value in ["3", "4", "5"] { revisions.append(try await other.put("A", Array(value.utf8))) }
+        revisions.append(try await other.create("C", Array("new".utf8)))
+        XCTAssertTrue(events.wait(untilAll: { self.entries($0).count == 6 }), "\(events.all)")
+        let all = events.all
+        XCTAssertEqual(entries(all), ["A=2", "B= DEL", "A=3", "A=4", "A=5", "C=new"])
+        let seen = all.compactMap { if case .entry(let entry) = $0 { entry.revision } else { nil } }
+        XCTAssertEqual(Array(seen.suffix(4)), revisions)
+        XCTAssertEqual(seen, seen.sorted(), "revisions rise")
+        XCTAssertEqual(client.sync { _ in watcher.lastRevision }, revisions.last)
+
+        client.sync { _ in watcher.stop() }
+        _ = try await other.put("A", Array("after stop".utf8))
+        client.flush()
+        XCTAssertEqual(entries(events.all).count, 6, "no events after stop")
+    }
+
+    func testAWatchReloadsWhatChangedWhileItsClientWasDisconnected() async throws {
+        let first = try jetStream()
+        // The watcher's client comes back slowly; the writer's quickly, and writes while the watcher is away.
+        let watching = try connectedClient(
+            [first.address], options: NATSClientOptions(reconnectWait: .seconds(3)), label: "watching")
+        let writer = try connectedClient(
+            [first.address], options: NATSClientOptions(reconnectWait: .milliseconds(50)), label: "writer")
+        let numbers = try await bucket("gap", watching)
+        _ = try await numbers.put("KEPT", Array("v1".utf8))
+        _ = try await numbers.put("GONE", Array("v1".utf8))
+        let (watcher, events) = try watch(numbers, watching)
+        XCTAssertTrue(events.wait(untilAll: { $0.contains(.caughtUp) }))
+
+        first.kill()
+        XCTAssertNotNil(watching.statuses.wait(for: { if case .disconnected = $0 { true } else { false } }))
+        _ = try jetStream(port: first.port)
+        XCTAssertTrue(writer.statuses.wait(untilAll: { $0.filter(isConnected).count == 2 }))
+        let reopened = try await KeyValueBucket.open("gap", client: writer.client)
+        _ = try await reopened.put("KEPT", Array("v2".utf8))
+        _ = try await reopened.delete("GONE")
+        _ = try await reopened.create("NEW", Array("v1".utf8))
+        XCTAssertEqual(watching.statuses.all.filter(isConnected).count, 1, "the watcher was still away for these writes")
+
+        XCTAssertTrue(events.wait(untilAll: { $0.filter { $0 == .caughtUp }.count == 2 }, timeout: 10), "\(events.all)")
+        XCTAssertEqual(entries(events.all), ["KEPT=v1", "GONE=v1", "KEPT=v2", "GONE= DEL", "NEW=v1"])
+        watching.sync { _ in watcher.stop() }
+    }
+}
