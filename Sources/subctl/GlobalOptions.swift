@@ -80,20 +80,30 @@ struct GlobalOptions: ParsableArguments {
 
     /// Connects and says HELLO; on failure prints the one error line and throws the exit code.
     func connect() async throws(ExitCode) -> SubscriptionClient {
-        let endpoint: Endpoint
+        let endpoint = try checkedEndpoint()
         do {
-            endpoint = try self.endpoint()
+            return try await connect(to: endpoint)
+        } catch {
+            throw Report.failure(error, endpoint: endpoint)
+        }
+    }
+
+    /// The server address, or the usage error line and its exit code.
+    func checkedEndpoint() throws(ExitCode) -> Endpoint {
+        do {
+            return try endpoint()
         } catch {
             Report.error(error.message)
             throw .validationFailure
         }
-        do {
-            return try await SubscriptionClient.connect(
-                to: endpoint, name: name, token: token ?? Self.environment("SUBD_TOKEN"),
-                tls: tls ? TLSOptions(caFile: ca, certificate: cert, key: key) : nil)
-        } catch {
-            throw Report.failure(error, endpoint: endpoint)
-        }
+    }
+
+    /// Connects to `endpoint` and says HELLO with these options; the error as it is (for a command that tries
+    /// again, such as `listen` after losing the server).
+    func connect(to endpoint: Endpoint) async throws(ClientError) -> SubscriptionClient {
+        try await SubscriptionClient.connect(
+            to: endpoint, name: name, token: token ?? Self.environment("SUBD_TOKEN"),
+            tls: tls ? TLSOptions(caFile: ca, certificate: cert, key: key) : nil)
     }
 
     private static var environmentServer: String? { environment("SUBD_SERVER") }

@@ -4,7 +4,7 @@ import SubscriptionClient
 import SubscriptionSystem
 import SubscriptionWire
 
-/// `subctl listen PATTERN... [--count N] [--from NAME] [--group NAME] [--json]`
+/// `subctl listen PATTERN... [--count N] [--from NAME] [--group NAME] [--json | --raw] [--no-reconnect]`
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
@@ -20,6 +20,16 @@ struct ListenCommand: AsyncParsableCommand {
 
             With --group NAME the listener joins a queue group: of all the listeners in one group, one receives \
             each message, in turn; listeners without a group still receive every message.
+
+            With --raw each payload is written exactly as received, nothing added (no LF, no info line), e.g. to \
+            pipe a binary stream.
+
+            When the connection to the server is lost (subd restarted, the network went away), listen says \
+            'subctl: lost the connection to SERVER; reconnecting' on stderr, connects again (waiting 0.1 s, then \
+            twice as long each time, at most 2 s), subscribes again and says 'subctl: reconnected to SERVER'; \
+            --count goes on counting. A number that is not there after the reconnection (a subd restarted \
+            without its state) is waited for the same way. Messages published while it was not subscribed are \
+            not received. With --no-reconnect it exits at the first loss instead (exit 69).
             """
     )
 
@@ -42,12 +52,19 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object per message: number, payload (or payload_base64), from, info, received_at.")
     var json = false
 
+    @Flag(help: "Write each payload exactly as received: no LF after it, no info line.")
+    var raw = false
+
+    @Flag(help: "Exit when the connection is lost (exit 69) instead of connecting and subscribing again.")
+    var noReconnect = false
+
     func validate() throws {
         guard !patterns.isEmpty else { throw ValidationError("name at least one number or pattern to listen to") }
         for pattern in patterns { try Check.pattern(pattern) }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let from { try Check.clientName(from, what: "publisher name") }
         if let group { try Check.clientName(group, what: "group name") }
+        if json && raw { throw ValidationError("--json and --raw are two ways to print: give one") }
     }
 
     /// How the listening ended.
@@ -57,55 +74,112 @@ struct ListenCommand: AsyncParsableCommand {
         case allRemoved
         /// stdout is gone (`subctl listen X | head -n 1`): stop quietly, like a pipeline expects.
         case outputClosed
-        case failed(ClientError)
+        /// The error, and the number a `NOTFOUND` is about when it can be told.
+        case failed(ClientError, number: String?)
     }
 
     func run() async throws {
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
-        let client = try await options.connect()
-        let subscription: Subscription
-        do {
-            subscription = try await client.subscribe(patterns, from: from, group: group)
-        } catch {
-            let missing = await Self.missingNumber(of: patterns, error: error, client: client)
-            throw Report.failure(error, endpoint: client.endpoint, number: missing)
-        }
-        Report.error(
-            "listening on \(subscription.patterns.joined(separator: ", "))" + (group.map { " (group \($0))" } ?? ""))
-
-        let listening = Task { [count, json] in await Self.print(subscription, count: count, json: json) }
+        let endpoint = try options.checkedEndpoint()
+        let listening = Task { [self] in await listen(at: endpoint) }
         signals.onSignal { listening.cancel() }
         switch await listening.value {
         case .interrupted, .countReached, .outputClosed:
             return
         case .allRemoved:
             throw Report.refused
-        case .failed(let error):
-            throw Report.failure(error, endpoint: client.endpoint)
+        case .failed(let error, let number):
+            throw Report.failure(error, endpoint: endpoint, number: number)
         }
     }
 
-    private static func print(_ subscription: Subscription, count: Int?, json: Bool) async -> Outcome {
+    /// Connects, subscribes and prints until the end; after a lost connection, again (``Reconnection``) unless
+    /// `--no-reconnect`.
+    private func listen(at endpoint: Endpoint) async -> Outcome {
+        var reconnection = Reconnection()
+        var received = 0
+        var lost = false
+        var waitingForNumber = false
+        while true {
+            if Task.isCancelled { return .interrupted }
+            let client: SubscriptionClient
+            let subscription: Subscription
+            do {
+                client = try await options.connect(to: endpoint)
+            } catch {
+                guard lost, Reconnection.isLoss(error) else { return .failed(error, number: nil) }
+                guard await reconnection.wait() else { return .interrupted }
+                continue
+            }
+            do {
+                subscription = try await client.subscribe(patterns, from: from, group: group)
+            } catch {
+                // After a loss, a number that is not there (yet) is waited for too: a restarted subd without a
+                // state directory has its numbers again once they are created (or read from its `numbers:`).
+                if lost, Reconnection.isLoss(error) || Reconnection.isNotFound(error) {
+                    if Reconnection.isNotFound(error) && !waitingForNumber {
+                        let missing = await Self.missingNumber(of: patterns, error: error, client: client)
+                        Report.error(
+                            "reconnected to \(endpoint), but " + (missing.map { "'\($0)'" } ?? "a number")
+                                + " is not there; trying again until it is")
+                        waitingForNumber = true
+                    }
+                    await client.close()
+                    guard await reconnection.wait() else { return .interrupted }
+                    continue
+                }
+                return .failed(error, number: await Self.missingNumber(of: patterns, error: error, client: client))
+            }
+            if lost { Report.error("reconnected to \(endpoint)") }
+            lost = false
+            waitingForNumber = false
+            reconnection.connected()
+            Report.error(
+                "listening on \(subscription.patterns.joined(separator: ", "))" + (group.map { " (group \($0))" } ?? ""))
+            let (outcome, count) = await Self.print(
+                subscription, count: self.count.map { $0 - received }, json: json, raw: raw)
+            received += count
+            if case .failed(let error, _) = outcome, !noReconnect, Reconnection.isLoss(error) {
+                Report.error("lost the connection to \(endpoint); reconnecting (--no-reconnect to stop instead)")
+                lost = true
+                await client.close()
+                guard await reconnection.wait() else { return .interrupted }
+                continue
+            }
+            return outcome
+        }
+    }
+
+    /// Prints the subscription's messages until it ends, `count` of them came, or stdout closed; returns how it
+    /// ended and how many messages it printed.
+    private static func print(_ subscription: Subscription, count: Int?, json: Bool, raw: Bool) async
+        -> (Outcome, Int)
+    {
         var received = 0
         do {
             for try await event in subscription {
                 switch event {
                 case .message(let message):
-                    let written = json
-                        ? Output.line(JSONLine.encode(message, receivedAt: UTCTimestamp.now()))
-                        : Output.bytesLine(message.payload)
-                            && (message.infoPairs.isEmpty || Output.line(Self.infoLine(message.infoPairs)))
-                    if !written { return .outputClosed }
+                    let written =
+                        if json {
+                            Output.line(JSONLine.encode(message, receivedAt: UTCTimestamp.now()))
+                        } else if raw {
+                            Output.bytes(message.payload)
+                        } else {
+                            Output.bytesLine(message.payload)
+                                && (message.infoPairs.isEmpty || Output.line(Self.infoLine(message.infoPairs)))
+                        }
+                    if !written { return (.outputClosed, received) }
                     received += 1
-                    if let count, received >= count { return .countReached }
+                    if let count, received >= count { return (.countReached, received) }
                 case .gone(let number):
                     Report.error("number '\(number)' was removed")
                 }
             }
         } catch {
-            return .failed(error)
+            return (.failed(error, number: nil), received)
         }
-        return Task.isCancelled ? .interrupted : .allRemoved
+        return (Task.isCancelled ? .interrupted : .allRemoved, received)
     }
 
     /// The line printed after a payload that came with info pairs: `  info: unit=EUR note=a%20b`. Values are shown

@@ -21,4 +21,13 @@ enum Output {
         fputc(0x0A, stdout)
         return fflush(stdout) == 0 && ferror(stdout) == 0
     }
+
+    /// Writes `bytes` exactly (no LF added), and flushes. Returns false once stdout cannot be written.
+    @discardableResult
+    static func bytes(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBytes { raw in
+            if raw.count > 0 { _ = fwrite(raw.baseAddress, 1, raw.count, stdout) }
+        }
+        return fflush(stdout) == 0 && ferror(stdout) == 0
+    }
 }

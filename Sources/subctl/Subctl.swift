@@ -12,6 +12,12 @@ struct Subctl: AsyncParsableCommand {
             else 127.0.0.1:7827), --name NAME (sent with HELLO; listeners can filter on it with --from) and \
             --token SECRET (default: $SUBD_TOKEN) for a server with auth_token set.
 
+            Environment:
+              SUBD_SERVER   the server when --server is not given (HOST:PORT, [IPV6]:PORT or unix:PATH)
+              SUBD_TOKEN    the secret when --token is not given
+
+            listen connects and subscribes again after losing the server (--no-reconnect: exit instead).
+
             Exit codes:
               0   success
               1   the server refused (an -ERR reply); listen: every number was removed;

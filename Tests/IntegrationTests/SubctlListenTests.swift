@@ -171,3 +171,51 @@ final class SubctlListenBacklogTests: IntegrationTestCase {
         return nil
     }
 }
+
+/// `subctl listen --raw` and `subctl publish --count/--interval`.
+final class SubctlRawAndCountTests: IntegrationTestCase {
+    /// --raw writes each payload's bytes exactly: no LF added, no info line.
+    func testListenRawWritesPayloadsExactly() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["R"]))
+        let listener = try listen(daemon, ["R"], extra: ["--raw"])
+        let publisher = try connect(daemon, "publisher")
+        let payloads: [[UInt8]] = [Array("ab".utf8), [], [0, 0x0A, 0xFF], Array("cd".utf8)]
+        for payload in payloads { XCTAssertEqual(try publisher.pub("R", payload), .ok("1")) }
+        try publisher.send("PUB R 2 unit=EUR\nef\n")
+        XCTAssertEqual(try publisher.readReply(), .ok("1"))
+        let expected = payloads.flatMap { $0 } + Array("ef".utf8)
+        XCTAssertEqual(try listener.readBytes(expected.count), expected)
+        XCTAssertEqual(listener.stop(), 0)
+        listener.child.stdout.waitForEnd(timeout: 5)
+        XCTAssertEqual(listener.child.stdout.allBytes, expected, "nothing after the last payload")
+    }
+
+    func testListenRawAndJsonTogetherIsAUsageError() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["R"]))
+        let result = try subctl(daemon, "listen", ["R", "--raw", "--json"])
+        XCTAssertEqual(result.status, 64, "\(result)")
+    }
+
+    /// --count N publishes the message N times (pipelined) and counts the deliveries.
+    func testPublishCountSendsTheMessageThatManyTimes() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["L"]))
+        let listener = try listen(daemon, ["L"], extra: ["--count", "2500"])
+        let result = try subctl(daemon, "publish", ["L", "tick", "--count", "2500"])
+        XCTAssertEqual(result.lines, ["published 2500 messages (2500 deliveries)"], "\(result)")
+        XCTAssertEqual(listener.waitForExit(), 0, "stderr: \(listener.stderr)")
+        listener.child.stdout.waitForEnd(timeout: 5)
+        XCTAssertEqual(listener.child.stdout.text, String(repeating: "tick\n", count: 2500))
+    }
+
+    /// --interval spaces them out: 3 messages 0.2 s apart take at least 0.4 s.
+    func testPublishIntervalWaitsBetweenMessages() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["I"]))
+        let start = Date()
+        let result = try subctl(daemon, "publish", ["I", "x", "--count", "3", "--interval", "0.2"])
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.4)
+        XCTAssertEqual(result.lines, ["published 3 messages (0 deliveries)"], "\(result)")
+        for arguments in [["I", "x", "--count", "0"], ["I", "x", "--interval", "1"], ["I", "--lines", "--count", "2"]] {
+            XCTAssertEqual(try subctl(daemon, "publish", arguments).status, 64, "\(arguments)")
+        }
+    }
+}
