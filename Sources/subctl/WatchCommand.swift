@@ -2,7 +2,7 @@ import ArgumentParser
 import Glibc
 import SubscriptionClient
 
-/// `subctl watch NUMBER [--json] [--count N] [--after REV]`
+/// `subctl watch NUMBER [--json] [--count N] [--after REV] [--no-reconnect]`
 struct WatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
@@ -21,9 +21,13 @@ struct WatchCommand: AsyncParsableCommand {
             missed (0 when none, null when the revision went back). --after REV resumes a watch after the last \
             revision you saw: the current value is printed only when it is newer, and what was missed is reported.
 
+            When the connection to the server is lost, watch says so on stderr, connects again as listen does \
+            (waiting 0.1 s, then twice as long each time, at most 2 s), resumes after the last value it printed \
+            (so the next line's OLD is that value, and revisions published meanwhile are reported as missed) and \
+            says 'subctl: reconnected to SERVER'. With --no-reconnect it exits at the first loss (exit 69).
+
             Runs until Ctrl-C or SIGTERM (exit 0), until --count changes were printed (exit 0), until the number is \
-            removed (exit 1), until the connection to the server is lost (exit 69), or until stdout is closed \
-            (exit 0).
+            removed (exit 1), or until stdout is closed (exit 0).
             """
     )
 
@@ -44,6 +48,9 @@ struct WatchCommand: AsyncParsableCommand {
             valueName: "rev"))
     var after: Int?
 
+    @Flag(help: "Exit when the connection is lost (exit 69) instead of connecting and resuming the watch.")
+    var noReconnect = false
+
     func validate() throws {
         try Check.number(number)
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
@@ -62,20 +69,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         let signals = SignalWatcher(signals: [SIGINT, SIGTERM])
-        let client = try await options.connect()
-        let watch: Watch
-        do {
-            if let after {
-                watch = try await client.watch(number, afterRevision: after)
-            } else {
-                watch = try await client.watch(number)
-            }
-        } catch {
-            throw Report.failure(error, endpoint: client.endpoint, number: number, retained: true)
-        }
-        Report.error("watching \(number)")
-
-        let watching = Task { [count, json] in await Self.print(watch, count: count, json: json) }
+        let endpoint = try options.checkedEndpoint()
+        let watching = Task { [self] in await watch(at: endpoint) }
         signals.onSignal { watching.cancel() }
         switch await watching.value {
         case .interrupted, .countReached, .outputClosed:
@@ -84,17 +79,72 @@ struct WatchCommand: AsyncParsableCommand {
             Report.error("number '\(number)' was removed")
             throw Report.refused
         case .failed(let error):
-            throw Report.failure(error, endpoint: client.endpoint)
+            throw Report.failure(error, endpoint: endpoint, number: number, retained: true)
         }
     }
 
-    private static func print(_ watch: Watch, count: Int?, json: Bool) async -> Outcome {
+    /// Connects, watches and prints until the end; after a lost connection, again (``Reconnection``), resuming after
+    /// the last value printed, unless `--no-reconnect`.
+    private func watch(at endpoint: Endpoint) async -> Outcome {
+        var reconnection = Reconnection()
+        var printed = 0
+        var last: RetainedValue?
+        var lost = false
+        var waitingForNumber = false
+        while true {
+            if Task.isCancelled { return .interrupted }
+            let client: SubscriptionClient
+            let watch: Watch
+            do {
+                client = try await options.connect(to: endpoint)
+                if let last {
+                    watch = try await client.watch(number, after: last)
+                } else if let after {
+                    watch = try await client.watch(number, afterRevision: after)
+                } else {
+                    watch = try await client.watch(number)
+                }
+            } catch {
+                // After a loss, a number that is not there (yet) is waited for, as `listen` does.
+                guard lost, Reconnection.isLoss(error) || Reconnection.isNotFound(error) else { return .failed(error) }
+                if Reconnection.isNotFound(error) && !waitingForNumber {
+                    Report.error("reconnected to \(endpoint), but '\(number)' is not there; trying again until it is")
+                    waitingForNumber = true
+                }
+                guard await reconnection.wait() else { return .interrupted }
+                continue
+            }
+            if lost { Report.error("reconnected to \(endpoint)") }
+            lost = false
+            waitingForNumber = false
+            reconnection.connected()
+            Report.error("watching \(number)")
+            let outcome = await Self.print(watch, count: count.map { $0 - printed }, json: json) { change in
+                printed += 1
+                last = change.new
+            }
+            if case .failed(let error) = outcome, !noReconnect, Reconnection.isLoss(error) {
+                Report.error("lost the connection to \(endpoint); reconnecting (--no-reconnect to stop instead)")
+                lost = true
+                await client.close()
+                guard await reconnection.wait() else { return .interrupted }
+                continue
+            }
+            return outcome
+        }
+    }
+
+    /// Prints the watch's changes until it ends, `count` were printed, or stdout closed; `printedOne` is told of each.
+    private static func print(
+        _ watch: Watch, count: Int?, json: Bool, printedOne: (Watch.Change) -> Void
+    ) async -> Outcome {
         var printed = 0
         do {
             for try await change in watch {
                 if let gap = change.gap { Report.error(describe(gap, of: change)) }
                 let written = Output.line(json ? JSONLine.encode(change) : line(change))
                 if !written { return .outputClosed }
+                printedOne(change)
                 printed += 1
                 if let count, printed >= count { return .countReached }
             }

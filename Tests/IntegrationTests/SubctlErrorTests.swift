@@ -66,9 +66,10 @@ final class SubctlErrorTests: IntegrationTestCase {
         XCTAssertEqual(result.output, "")
     }
 
-    func testListenExits69WhenTheServerGoesAway() throws {
+    /// With --no-reconnect (without it, listen connects again: SubctlReconnectTests).
+    func testListenNoReconnectExits69WhenTheServerGoesAway() throws {
         let daemon = try startDaemon(DaemonConfig(numbers: ["N"]))
-        let listener = try listen(daemon, ["N"])
+        let listener = try listen(daemon, ["N"], extra: ["--no-reconnect"])
         XCTAssertEqual(daemon.stop(), 0, "subd log:\n\(daemon.log)")
         XCTAssertEqual(listener.waitForExit(), 69, "connection lost; stderr: \(listener.stderr)")
         XCTAssertTrue(listener.stderr.contains("subctl: "), listener.stderr)

@@ -75,3 +75,33 @@ final class SubctlReconnectTests: IntegrationTestCase {
         XCTAssertEqual(listener.stop(), 0, "stderr: \(listener.stderr)")
     }
 }
+
+/// `subctl watch` after losing the server: it resumes after the last value it printed, so the next line's OLD is
+/// that value and what was published meanwhile is reported as missed.
+final class SubctlWatchReconnectTests: IntegrationTestCase {
+    func testWatchResumesAfterTheLastValueAcrossARestart() throws {
+        let directory = URL(fileURLWithPath: "/tmp").appendingPathComponent("subd-watch-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
+        let config = DaemonConfig(extraLines: ["state_dir: \"\(directory.path)\""])
+        let first = try Daemon(config: config)
+        let port = first.port
+        let setup = try LineClient.connect(port: port, label: "setup")
+        XCTAssertEqual(try setup.command("CREATE PRICE retain"), .ok("created"))
+        XCTAssertEqual(try setup.command("SEND PRICE 11"), .ok("0"))
+        let watcher = try Subctl.watch(server: first.server, ["PRICE"])
+        defer { watcher.child.kill9IfRunning() }
+        XCTAssertEqual(try watcher.readTextLine(), "(none) -> 11")
+        setup.close()
+        XCTAssertEqual(first.stop(), 0)
+        try watcher.child.stderr.waitFor(substring: "lost the connection to 127.0.0.1:\(port); reconnecting", timeout: 10)
+
+        // While it is away, two changes it cannot see (the state directory keeps the number and its revisions).
+        let second = try startDaemon(config, extraArguments: ["--listen", "127.0.0.1:\(port)"])
+        let publisher = try connect(second, "publisher")
+        try watcher.child.stderr.waitFor(substring: "reconnected to 127.0.0.1:\(port)", timeout: 10)
+        XCTAssertEqual(try publisher.command("SEND PRICE 12"), .ok("1"))
+        XCTAssertEqual(try watcher.readTextLine(), "11 -> 12", "resumed after the value it printed last")
+        XCTAssertEqual(watcher.stop(), 0)
+    }
+}

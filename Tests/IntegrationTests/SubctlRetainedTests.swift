@@ -182,10 +182,11 @@ final class SubctlRetainedTests: IntegrationTestCase {
         XCTAssertTrue(watcher.stderr.contains("subctl: number 'DOOMED' was removed\n"), watcher.stderr)
     }
 
-    func testWatchExits69WhenTheServerGoesAway() throws {
+    /// With --no-reconnect (without it, watch connects again and resumes: SubctlWatchReconnectTests).
+    func testWatchNoReconnectExits69WhenTheServerGoesAway() throws {
         let daemon = try startDaemon()
         XCTAssertEqual(try subctl(daemon, "create", ["N", "--retain"]).status, 0)
-        let watcher = try watch(daemon, ["N"])
+        let watcher = try watch(daemon, ["N", "--no-reconnect"])
         XCTAssertEqual(daemon.stop(), 0, "subd log:\n\(daemon.log)")
         XCTAssertEqual(watcher.waitForExit(), 69, "stderr: \(watcher.stderr)")
         XCTAssertTrue(watcher.stderr.contains("subctl: lost the connection to"), watcher.stderr)
