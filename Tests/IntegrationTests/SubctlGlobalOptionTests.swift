@@ -28,3 +28,26 @@ final class SubctlGlobalOptionTests: IntegrationTestCase {
         XCTAssertEqual(result.lines, ["removed ONE (1 subscriber told)"], "\(result)")
     }
 }
+
+/// What `make install` puts beside subctl and what `--help` says without a server.
+final class SubctlHelpAndCompletionTests: XCTestCase {
+    /// `subctl --help` names every environment variable subctl reads.
+    func testHelpListsTheEnvironment() throws {
+        let result = try Subctl.run(["--help"])
+        XCTAssertEqual(result.status, 0, "\(result)")
+        for variable in ["SUBD_SERVER", "SUBD_TOKEN"] {
+            XCTAssertTrue(result.output.contains(variable), "\(variable) missing from:\n\(result.output)")
+        }
+    }
+
+    /// The completion scripts `make install` writes (bash, zsh, fish) cover every subcommand and listen's options.
+    func testCompletionScriptsCoverTheCommands() throws {
+        for shell in ["bash", "zsh", "fish"] {
+            let result = try Subctl.run(["--generate-completion-script", shell])
+            XCTAssertEqual(result.status, 0, "\(shell): \(result)")
+            for word in ["create", "publish", "listen", "watch", "no-reconnect", "raw", "interval"] {
+                XCTAssertTrue(result.output.contains(word), "\(shell) completion lacks \(word)")
+            }
+        }
+    }
+}
