@@ -16,7 +16,11 @@ struct Subctl: AsyncParsableCommand {
               SUBD_SERVER   the server when --server is not given (HOST:PORT, [IPV6]:PORT or unix:PATH)
               SUBD_TOKEN    the secret when --token is not given
 
-            listen connects and subscribes again after losing the server (--no-reconnect: exit instead).
+            listen and watch connect and subscribe again after losing the server (--no-reconnect: exit instead).
+
+            Load: 'subctl publish NUMBER MSG --count N [--interval S]'. A benchmark with throughput, latency and \
+            memory figures: subbench, built beside subctl ('make bench' runs it; 'subbench --help'; with --tls \
+            over TLS).
 
             Exit codes:
               0   success
