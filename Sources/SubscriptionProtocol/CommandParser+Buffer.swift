@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 extension CommandParser {
     /// Appends bytes received from the peer. Dropped once the parser is finished.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
@@ -25,48 +27,11 @@ extension CommandParser {
         minimumCapacity: Int,
         _ body: (UnsafeMutableRawBufferPointer) throws -> Int
     ) rethrows -> Int {
-        precondition(minimumCapacity >= 0, "minimumCapacity must not be negative, got \(minimumCapacity)")
-        compact()
-        let needed = writeIndex + minimumCapacity
-        if buffer.count > Self.shrinkThreshold && needed <= Self.shrinkThreshold / 2 {
-            // A large payload is gone: give its storage back, so an idle connection does not pin a MiB.
-            buffer = Array(buffer[0..<writeIndex])
-        }
-        if buffer.count < needed {
-            buffer.append(contentsOf: repeatElement(0, count: needed - buffer.count))
-            // Use all the capacity the array allocated, so the next reads need no growth.
-            if buffer.capacity > buffer.count {
-                buffer.append(contentsOf: repeatElement(0, count: buffer.capacity - buffer.count))
-            }
-        }
-        let start = writeIndex
-        let written = try buffer.withUnsafeMutableBytes { storage in
-            let space = UnsafeMutableRawBufferPointer(rebasing: storage[start...])
-            let count = try body(space)
-            precondition(count >= 0 && count <= space.count, "body returned \(count), space was \(space.count)")
-            return count
-        }
+        let written = try ReadBuffer.withWritableTail(
+            &buffer, readIndex: &readIndex, writeIndex: &writeIndex, minimumCapacity: minimumCapacity, body)
         if case .finished = state { return written }
         writeIndex += written
         return written
-    }
-
-    /// A buffer grown past this (for a large payload) is given back once little of it is in use.
-    static var shrinkThreshold: Int { 256 * 1024 }
-
-    /// Drops consumed bytes by moving the unread ones to the front of the buffer.
-    mutating func compact() {
-        guard readIndex > 0 else { return }
-        let unread = writeIndex - readIndex
-        if unread > 0 {
-            let from = readIndex
-            buffer.withUnsafeMutableBytes { storage in
-                // The regions may overlap; copyMemory allows that.
-                storage.baseAddress!.copyMemory(from: storage.baseAddress! + from, byteCount: unread)
-            }
-        }
-        readIndex = 0
-        writeIndex = unread
     }
 }
 
