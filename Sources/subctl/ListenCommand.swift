@@ -96,10 +96,8 @@ struct ListenCommand: AsyncParsableCommand {
     /// Connects, subscribes and prints until the end; after a lost connection, again (``Reconnection``) unless
     /// `--no-reconnect`.
     private func listen(at endpoint: Endpoint) async -> Outcome {
-        var reconnection = Reconnection()
+        var reconnection = Reconnection(endpoint: endpoint, isEnabled: !noReconnect)
         var received = 0
-        var lost = false
-        var waitingForNumber = false
         while true {
             if Task.isCancelled { return .interrupted }
             let client: SubscriptionClient
@@ -107,44 +105,28 @@ struct ListenCommand: AsyncParsableCommand {
             do {
                 client = try await options.connect(to: endpoint)
             } catch {
-                guard lost, Reconnection.isLoss(error) else { return .failed(error, number: nil) }
-                guard await reconnection.wait() else { return .interrupted }
-                continue
+                if await reconnection.retry(after: error, missing: { nil }) { continue }
+                return Task.isCancelled ? .interrupted : .failed(error, number: nil)
             }
             do {
                 subscription = try await client.subscribe(patterns, from: from, group: group)
             } catch {
-                // After a loss, a number that is not there (yet) is waited for too: a restarted subd without a
-                // state directory has its numbers again once they are created (or read from its `numbers:`).
-                if lost, Reconnection.isLoss(error) || Reconnection.isNotFound(error) {
-                    if Reconnection.isNotFound(error) && !waitingForNumber {
-                        let missing = await Self.missingNumber(of: patterns, error: error, client: client)
-                        Report.error(
-                            "reconnected to \(endpoint), but " + (missing.map { "'\($0)'" } ?? "a number")
-                                + " is not there; trying again until it is")
-                        waitingForNumber = true
-                    }
+                let missing = { await Self.missingNumber(of: patterns, error: error, client: client) }
+                if await reconnection.retry(after: error, missing: missing) {
                     await client.close()
-                    guard await reconnection.wait() else { return .interrupted }
                     continue
                 }
-                return .failed(error, number: await Self.missingNumber(of: patterns, error: error, client: client))
+                return Task.isCancelled ? .interrupted : .failed(error, number: await missing())
             }
-            if lost { Report.error("reconnected to \(endpoint)") }
-            lost = false
-            waitingForNumber = false
-            reconnection.connected()
+            reconnection.subscribed()
             Report.error(
                 "listening on \(subscription.patterns.joined(separator: ", "))" + (group.map { " (group \($0))" } ?? ""))
             let (outcome, count) = await Self.print(
                 subscription, count: self.count.map { $0 - received }, json: json, raw: raw)
             received += count
-            if case .failed(let error, _) = outcome, !noReconnect, Reconnection.isLoss(error) {
-                Report.error("lost the connection to \(endpoint); reconnecting (--no-reconnect to stop instead)")
-                lost = true
-                await client.close()
-                guard await reconnection.wait() else { return .interrupted }
-                continue
+            if case .failed(let error, _) = outcome {
+                if await reconnection.lost(error, closing: client) { continue }
+                if Task.isCancelled { return .interrupted }
             }
             return outcome
         }

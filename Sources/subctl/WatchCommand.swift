@@ -86,11 +86,9 @@ struct WatchCommand: AsyncParsableCommand {
     /// Connects, watches and prints until the end; after a lost connection, again (``Reconnection``), resuming after
     /// the last value printed, unless `--no-reconnect`.
     private func watch(at endpoint: Endpoint) async -> Outcome {
-        var reconnection = Reconnection()
+        var reconnection = Reconnection(endpoint: endpoint, isEnabled: !noReconnect)
         var printed = 0
         var last: RetainedValue?
-        var lost = false
-        var waitingForNumber = false
         while true {
             if Task.isCancelled { return .interrupted }
             let client: SubscriptionClient
@@ -105,30 +103,18 @@ struct WatchCommand: AsyncParsableCommand {
                     watch = try await client.watch(number)
                 }
             } catch {
-                // After a loss, a number that is not there (yet) is waited for, as `listen` does.
-                guard lost, Reconnection.isLoss(error) || Reconnection.isNotFound(error) else { return .failed(error) }
-                if Reconnection.isNotFound(error) && !waitingForNumber {
-                    Report.error("reconnected to \(endpoint), but '\(number)' is not there; trying again until it is")
-                    waitingForNumber = true
-                }
-                guard await reconnection.wait() else { return .interrupted }
-                continue
+                if await reconnection.retry(after: error, missing: { [number] in number }) { continue }
+                return Task.isCancelled ? .interrupted : .failed(error)
             }
-            if lost { Report.error("reconnected to \(endpoint)") }
-            lost = false
-            waitingForNumber = false
-            reconnection.connected()
+            reconnection.subscribed()
             Report.error("watching \(number)")
             let outcome = await Self.print(watch, count: count.map { $0 - printed }, json: json) { change in
                 printed += 1
                 last = change.new
             }
-            if case .failed(let error) = outcome, !noReconnect, Reconnection.isLoss(error) {
-                Report.error("lost the connection to \(endpoint); reconnecting (--no-reconnect to stop instead)")
-                lost = true
-                await client.close()
-                guard await reconnection.wait() else { return .interrupted }
-                continue
+            if case .failed(let error) = outcome {
+                if await reconnection.lost(error, closing: client) { continue }
+                if Task.isCancelled { return .interrupted }
             }
             return outcome
         }
