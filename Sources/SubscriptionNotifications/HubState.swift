@@ -19,7 +19,8 @@ final class HubState {
         let current = center.retainedValues(matching: pattern, from: sender)
         try subscribe(registration, to: pattern, from: sender, group: group)
         for (number, slot) in current {
-            if let value = slot.value { _ = outbox.deliver(value, on: number, group: nil, to: registration) }
+            guard let value = slot.value else { continue }
+            outbox.deliver(value, on: number, group: nil, to: registration)
         }
     }
 
@@ -30,7 +31,9 @@ final class HubState {
         do { slot = try center.retainedSlot(of: number) } catch { throw HubError(error) }
         guard let slot else { throw .notRetained(number) }
         do { try subscribe(registration, to: number, from: nil, group: nil) } catch { throw HubError(error) }
-        if let value = slot.value { _ = outbox.deliver(value, on: number, group: nil, to: registration) }
+        if let value = slot.value {
+            outbox.deliver(value, on: number, group: nil, to: registration)
+        }
         return Int(slot.revision)
     }
 
@@ -63,9 +66,11 @@ final class HubState {
         for registration in gone { forget(registration) }
     }
 
-    /// Every registration, for the hub's end.
-    func allRegistrations() -> [Registration] {
-        subscribers.values.map(\.registration)
+    /// The hub is being deallocated: every stream and watch gets its last item (a handler, nothing).
+    func endAll() {
+        for subscriber in subscribers.values {
+            if subscriber.registration.handler == nil { outbox.deliver(.hubEnded, to: subscriber.registration) }
+        }
     }
 
     /// Finishes a call: forgets the observers found gone and those whose number was removed, and hands out what
@@ -74,12 +79,14 @@ final class HubState {
         let gone = outbox.gone
         outbox.gone = []
         for registration in gone { forget(registration) }
-        for (registration, _) in outbox.work.removals {
+        for registration in outbox.removed {
             // The center dropped the subscription already (each registration has one pattern).
             let key = ObjectIdentifier(registration)
             subscribers[key] = nil
             weakRegistrations.remove(key)
+            outbox.work.ended.append(registration)
         }
+        outbox.removed = []
         let work = outbox.work
         outbox.work = HubWork()
         return work

@@ -35,14 +35,16 @@ extension NotificationHub {
         bufferLimit: Int = NotificationHub.defaultBufferLimit
     ) throws(HubError) -> AsyncStream<Notification> {
         try HubRules.checkBufferLimit(bufferLimit)
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: Notification.self, bufferingPolicy: .bufferingOldest(bufferLimit))
-        let registration = Registration(.notifications(continuation), hub: self)
-        // Weak: the center holds the registration for as long as it is in force; a stream that ends after the
-        // registration left (its number was removed) has nothing to take out.
-        continuation.onTermination = { [weak registration] _ in registration?.end() }
+        let registration = Registration(.notifications(limit: bufferLimit), hub: self)
         try add(registration, to: pattern, from: sender, group: group)
-        return stream
+        // The stream pulls from the registration's mailbox; dropping it, or cancelling its reader, ends the observer.
+        let lifetime = StreamLifetime(registration)
+        return AsyncStream(
+            unfolding: {
+                guard case .notification(let notification)? = await lifetime.registration.next() else { return nil }
+                return notification
+            },
+            onCancel: { lifetime.registration.end() })
     }
 
     /// Observes the number or wildcard pattern `pattern` with a closure, until the returned token is cancelled or
@@ -50,9 +52,10 @@ extension NotificationHub {
     ///
     /// The handler gets each matching notification once, one at a time, in post order; first the current value of
     /// every retained number the pattern matches (as ``observe(_:from:group:bufferLimit:)``). With no `queue` it
-    /// runs on a posting thread, outside the hub's lock, so it may post, observe or cancel tokens; with a queue it
-    /// runs there (a serial queue keeps the order). After ``ObservationToken/cancel()`` returns, or the token is
-    /// deallocated, the handler is not started again (a call already running on another thread finishes).
+    /// runs on the posting thread that found it idle (usually the post's own, before `post` returns), outside the
+    /// hub's lock, so it may post, observe or cancel tokens; with a queue it runs there, still one at a time. What
+    /// waits for a handler is not bounded. After ``ObservationToken/cancel()`` returns, or the token is deallocated,
+    /// the handler is not started again (a call already running on another thread finishes).
     ///
     /// ```swift
     /// let total = Mutex(0)
@@ -78,8 +81,7 @@ extension NotificationHub {
         whenRemoved: (@Sendable (String) -> Void)? = nil
     ) throws(HubError) -> ObservationToken {
         let registration = Registration(
-            .handler(Registration.Handler(queue: queue, call: handler, removed: whenRemoved, observer: nil)),
-            hub: self)
+            .handler(Registration.Handler(queue: queue, call: handler, removed: whenRemoved, observer: nil)), hub: self)
         try add(registration, to: pattern, from: sender, group: group)
         return ObservationToken(registration)
     }

@@ -22,11 +22,15 @@ extension NotificationHub {
     {
         try HubRules.checkNumber(number)
         try HubRules.checkBufferLimit(bufferLimit)
-        let (values, continuation) = AsyncStream.makeStream(
-            of: RetainedValue.self, bufferingPolicy: .bufferingNewest(bufferLimit))
-        let registration = Registration(.values(continuation), hub: self)
-        continuation.onTermination = { [weak registration] _ in registration?.end() }
+        let registration = Registration(.values(limit: bufferLimit), hub: self)
         let start = try locked { state throws(HubError) in try state.addWatch(registration, to: number) }
+        let lifetime = StreamLifetime(registration)
+        let values = AsyncStream<RetainedValue>(
+            unfolding: {
+                guard case .notification(let notification)? = await lifetime.registration.next() else { return nil }
+                return RetainedValue(notification)
+            },
+            onCancel: { lifetime.registration.end() })
         return Watch(number: number, startRevision: start, values: values)
     }
 }

@@ -23,10 +23,11 @@ import Synchronization
 /// Foundation's or the network client's.
 ///
 /// **Threads and order.** Every call takes the hub's lock for the time the center needs, and no observer's code
-/// ever runs under it: what a post reaches is handed over under the lock (to a stream's buffer, a queue, or a
-/// handler's mailbox) and run after, so an observer may post, observe or cancel from inside its handler. Each
-/// observer gets its notifications one at a time, **in the order they were posted** (posts from several threads
-/// are ordered by the lock), whatever form it has; a handler given a concurrent queue is the exception.
+/// ever runs under it: what a post reaches is put in each observer's mailbox under the lock, and taken from there
+/// after (by a stream's reader, or by the one thread that runs a handler), so an observer may post, observe or
+/// cancel from inside its handler. Each observer gets its notifications one at a time, **in the order they were
+/// posted** (posts from several threads are ordered by the lock), whatever form it has, even a handler on a
+/// concurrent queue.
 ///
 /// **No dangling observer.** An observer ends when its token is cancelled or deallocated, its stream's task is
 /// cancelled or the stream dropped, or (the weak form) its object is deallocated; it is then never called again
@@ -59,14 +60,12 @@ public final class NotificationHub: Sendable {
     }
 
     deinit {
-        // Dropping a stream's last continuation does not end it: end every stream and watch, or their readers would
-        // wait forever.
-        let registrations = state.withLock { $0.allRegistrations() }
-        for registration in registrations { registration.hubEnded() }
+        // End every stream and watch, or their readers would wait for ever.
+        locked { state in state.endAll() }
     }
 
-    /// Runs `body` on the state under the lock, then, with the lock dropped, what it left to do: observers told
-    /// their number was removed, handler mailboxes run, and the release of what might run an observer's code.
+    /// Runs `body` on the state under the lock, then, with the lock dropped, what it left to do: waiting readers
+    /// resumed, handlers run, and the release of what might run an observer's code.
     func locked<Result: Sendable, Failure: Error>(
         _ body: (inout sending HubState) throws(Failure) -> Result
     ) throws(Failure) -> Result {

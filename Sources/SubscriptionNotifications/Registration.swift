@@ -1,27 +1,31 @@
 import Dispatch
 import Synchronization
 
-/// One observer's end of a ``NotificationHub``: where its notifications go (a stream, a watch, or a handler with its
-/// queue and mailbox) and whether it was cancelled. Shared by the hub's center (through its ``Subscriber``), the
-/// observer's ``ObservationToken`` and its stream's termination handler, so it is `Sendable`: every stored property is
-/// a `let` of a Sendable type, and its one mutable part, the ``Mailbox``, is behind its own lock.
+/// One observer's end of a ``NotificationHub``: what kind of observer it is and its ``Mailbox``. Shared by the
+/// hub's center (through its ``Subscriber``), the observer's token or stream, and the threads that run it, so it is
+/// `Sendable`: every stored property is a `let` of a Sendable type, and the mailbox is behind its own lock.
 ///
-/// Lock order: the hub's lock, then a mailbox's; a mailbox's lock is never held while taking the hub's, and neither
-/// is held while an observer's code runs.
+/// **Locks.** The hub's lock, then a mailbox's: a mailbox's lock is never held while taking the hub's. Under either,
+/// nothing is resumed and no observer code runs: a stream's waiting reader is resumed only once the hub's lock is
+/// dropped (resuming a task takes that task's own lock, which a thread cancelling it holds while it runs the
+/// stream's end, and that end takes the hub's lock).
 final class Registration: Sendable {
-    /// Where the notifications of one registration go.
-    enum Target: Sendable {
-        /// ``NotificationHub/observe(_:from:group:bufferLimit:)``: a stream, buffered oldest-first.
-        case notifications(AsyncStream<NotificationHub.Notification>.Continuation)
-        /// ``NotificationHub/watch(_:bufferLimit:)``: a retained number's values, buffered newest-first.
-        case values(AsyncStream<NotificationHub.RetainedValue>.Continuation)
-        /// ``NotificationHub/addObserver(for:from:group:queue:using:whenRemoved:)`` and its weak form.
+    /// What kind of observer, and how its mailbox is bounded.
+    enum Kind: Sendable {
+        /// ``NotificationHub/observe(_:from:group:bufferLimit:)``: at most `limit` waiting; a post that finds it
+        /// full is not taken (and not counted), so nothing counted is ever dropped.
+        case notifications(limit: Int)
+        /// ``NotificationHub/watch(_:bufferLimit:)``: at most `limit` waiting; a full mailbox drops its oldest, so
+        /// the latest value always arrives.
+        case values(limit: Int)
+        /// ``NotificationHub/addObserver(for:from:group:queue:using:whenRemoved:)`` and its weak form: unbounded,
+        /// run by one thread at a time.
         case handler(Handler)
     }
 
     /// A closure observer.
     struct Handler: Sendable {
-        /// Where it is called; nil: on a posting thread, one notification at a time (see ``Registration/drain()``).
+        /// Where it runs; nil: on the posting thread that found it idle.
         let queue: DispatchQueue?
         /// Calls the observer's code (the weak form looks its observer up again first, and skips it if it is gone).
         let call: @Sendable (NotificationHub.Notification) -> Void
@@ -32,171 +36,143 @@ final class Registration: Sendable {
         let observer: (@Sendable () -> (any Sendable)?)?
     }
 
-    /// What one delivery came to, for the post's receivers count.
+    /// What handing one item over came to.
     enum Delivery {
-        /// Enqueued (in a stream, on a queue, or in a mailbox someone is draining already).
+        /// In the mailbox (someone will take it).
         case received
-        /// Put in the mailbox of an idle handler: the caller must ``drain()`` it once it dropped the hub's lock.
-        case receivedDrainNeeded
-        /// Not taken: the stream's buffer is full, or the observer ended.
+        /// In the mailbox of an idle handler: the caller must have it run once the hub's lock is dropped.
+        case receivedRunNeeded
+        /// For the stream's waiting reader: the caller must resume it with the item once the hub's lock is dropped.
+        case receivedWake(CheckedContinuation<Mailbox.Item?, Never>)
+        /// Not taken: the stream's mailbox is full, or the observer ended.
         case notReceived
         /// The weak observer was deallocated: the registration must go.
         case observerGone
     }
 
-    let target: Target
+    let kind: Kind
     /// The hub, to leave it when the observer ends; weak, so that observers never keep a hub alive.
     weak let hub: NotificationHub?
     private let mailbox = Mutex(Mailbox())
 
-    init(_ target: Target, hub: NotificationHub) {
-        self.target = target
+    init(_ kind: Kind, hub: NotificationHub) {
+        self.kind = kind
         self.hub = hub
     }
 
-    /// True for the weak form (its observer must be looked up to know whether it is still there).
-    var isWeak: Bool {
-        if case .handler(let handler) = target { return handler.observer != nil }
-        return false
+    /// The handler, for a closure observer.
+    var handler: Handler? {
+        if case .handler(let handler) = kind { return handler }
+        return nil
     }
 
-    /// False once the observer ended it (its token, its stream's end); its handler is then not started again.
+    /// True for the weak form (its observer must be looked up to know whether it is still there).
+    var isWeak: Bool { handler?.observer != nil }
+
+    /// True once the observer ended (its token, its stream's end); it is then not run again.
     var isCancelled: Bool {
         mailbox.withLock { $0.cancelled }
     }
 
     /// Whether the weak form's observer is still there; it is appended to `keepAlive`, which the caller drops only
-    /// after the hub's lock, so that an observer's `deinit` never runs under it. Always true for other forms.
+    /// after the hub's lock, so that an observer's `deinit` never runs under it. Always true for other kinds.
     func observerIsAlive(keepAlive: inout [any Sendable]) -> Bool {
-        guard case .handler(let handler) = target, let observer = handler.observer else { return true }
+        guard let observer = handler?.observer else { return true }
         guard let alive = observer() else { return false }
         keepAlive.append(alive)
         return true
     }
 
-    /// Hands one post to the observer. Called under the hub's lock, in post order, so each observer gets its
-    /// notifications in the order they were posted; runs none of the observer's code.
-    func deliver(
-        _ posting: Posting, on number: String, group: String?, keepAlive: inout [any Sendable]
-    ) -> Delivery {
-        switch target {
-        case .notifications(let continuation):
-            switch continuation.yield(NotificationHub.Notification(posting, number: number, group: group)) {
-            case .enqueued: return .received
-            case .dropped, .terminated: return .notReceived
-            @unknown default: return .notReceived
+    /// Hands one item to the observer, under the hub's lock, in post order. Runs none of the observer's code and
+    /// resumes nothing: the caller does what the result says once the hub's lock is dropped.
+    func deliver(_ item: Mailbox.Item, keepAlive: inout [any Sendable]) -> Delivery {
+        guard observerIsAlive(keepAlive: &keepAlive) else { return .observerGone }
+        let kind = self.kind
+        return mailbox.withLock { box in
+            guard !box.cancelled, !box.finished else { return .notReceived }
+            switch kind {
+            case .handler:
+                box.items.append(item)
+                if box.draining { return .received }
+                box.draining = true
+                return .receivedRunNeeded
+            case .notifications(let limit):
+                if !item.isLast && box.items.count >= limit { return .notReceived }
+            case .values(let limit):
+                if !item.isLast && box.items.count >= limit { _ = box.items.popFirst() }
             }
-        case .values(let continuation):
-            guard let value = NotificationHub.RetainedValue(posting, number: number) else { return .notReceived }
-            // Newest-first: a full buffer drops its oldest value and takes this one.
-            if case .terminated = continuation.yield(value) { return .notReceived }
-            return .received
-        case .handler(let handler):
-            guard observerIsAlive(keepAlive: &keepAlive) else { return .observerGone }
-            let notification = NotificationHub.Notification(posting, number: number, group: group)
-            if let queue = handler.queue {
-                guard !isCancelled else { return .notReceived }
-                queue.async { [self] in
-                    if !isCancelled { handler.call(notification) }
-                }
-                return .received
+            if let reader = box.reader {
+                box.reader = nil
+                return .receivedWake(reader)
             }
-            switch enqueue(.notification(notification)) {
-            case nil: return .notReceived
-            case let drainNeeded?: return drainNeeded ? .receivedDrainNeeded : .received
-            }
-        }
-    }
-
-    /// Tells the observer its exact number was removed: a stream or watch ends (after what it holds), a handler gets
-    /// `whenRemoved` after the notifications before it. Called with no lock held.
-    func numberRemoved(_ number: String) {
-        switch target {
-        case .notifications(let continuation): continuation.finish()
-        case .values(let continuation): continuation.finish()
-        case .handler(let handler):
-            if let queue = handler.queue {
-                guard let removed = handler.removed else { return }
-                queue.async { [self] in
-                    if !isCancelled { removed(number) }
-                }
-            } else if enqueue(.removed(number)) == true {
-                drain()
-            }
-        }
-    }
-
-    /// The hub is being deallocated: a stream or watch ends (a handler simply gets nothing more).
-    func hubEnded() {
-        switch target {
-        case .notifications(let continuation): continuation.finish()
-        case .values(let continuation): continuation.finish()
-        case .handler: break
-        }
-    }
-
-    /// Ends the registration: its handler is not started again, and it leaves the hub. Called by its token, its
-    /// stream's termination handler and its watch's; never under the hub's lock.
-    func end() {
-        mailbox.withLock { box in
-            box.cancelled = true
-            box.items.removeAll()
-        }
-        hub?.forget(self)
-    }
-
-    /// Puts an item in the mailbox of a handler with no queue. Returns nil when the registration is cancelled,
-    /// else whether the caller must drain it (nobody is draining it yet).
-    private func enqueue(_ item: Mailbox.Item) -> Bool? {
-        mailbox.withLock { box in
-            guard !box.cancelled else { return nil }
             box.items.append(item)
-            if box.draining { return false }
-            box.draining = true
-            return true
+            return .received
         }
     }
 
-    /// Runs the mailbox of a handler with no queue until it is empty, on the calling thread, with no lock held.
-    /// Only one thread drains a mailbox at a time (the one whose ``enqueue(_:)`` found it idle), so the handler sees
-    /// one notification at a time, in post order; a post made from inside the handler is run after it returns.
-    func drain() {
-        guard case .handler(let handler) = target else { return }
+    /// A stream's next item, waiting for one; nil once the observer ended or its last item was taken. For one
+    /// reader at a time (a stream is iterated by one task).
+    func next() async -> Mailbox.Item? {
+        let item: Mailbox.Item? = await withCheckedContinuation { continuation in
+            let ready: Mailbox.Item?? = mailbox.withLock { box in
+                if box.cancelled || box.finished { return .some(nil) }
+                if let item = box.items.popFirst() { return .some(item) }
+                precondition(box.reader == nil, "a hub stream is read by one task at a time")
+                box.reader = continuation
+                return nil
+            }
+            if let ready { continuation.resume(returning: ready) }
+        }
+        if let item, item.isLast { mailbox.withLock { $0.finished = true } }
+        return item
+    }
+
+    /// Runs a handler's mailbox until it is empty, on the calling thread, with no lock held. Only the thread whose
+    /// delivery found the handler idle runs it, so the handler sees one item at a time, in post order; what is posted
+    /// meanwhile (even from inside the handler) is run next, by the same thread.
+    func run() {
+        guard let handler else { return }
         while true {
-            let batch: [Mailbox.Item]? = mailbox.withLock { box in
-                if box.cancelled || box.items.isEmpty {
+            let item: Mailbox.Item? = mailbox.withLock { box in
+                guard !box.cancelled, let item = box.items.popFirst() else {
                     box.items.removeAll()
                     box.draining = false
                     return nil
                 }
-                var batch: [Mailbox.Item] = []
-                swap(&batch, &box.items)
-                return batch
+                return item
             }
-            guard let batch else { return }
-            for item in batch {
-                if isCancelled { break }
-                switch item {
-                case .notification(let notification): handler.call(notification)
-                case .removed(let number): handler.removed?(number)
-                }
+            guard let item else { return }
+            switch item {
+            case .notification(let notification): handler.call(notification)
+            case .removed(let number): handler.removed?(number)
+            case .hubEnded: break
             }
         }
     }
+
+    /// Ends the registration: nothing more is taken or started, a waiting reader gets nil, and it leaves the hub.
+    /// Called by its token, its stream's end and its watch's; never under the hub's lock.
+    func end() {
+        let reader: CheckedContinuation<Mailbox.Item?, Never>? = mailbox.withLock { box in
+            box.cancelled = true
+            box.items.removeAll()
+            defer { box.reader = nil }
+            return box.reader
+        }
+        reader?.resume(returning: nil)
+        hub?.forget(self)
+    }
 }
 
-/// What a handler with no queue has waiting, and whether a thread is running it.
-struct Mailbox: Sendable {
-    /// One thing a handler is told.
-    enum Item: Sendable {
-        case notification(NotificationHub.Notification)
-        case removed(String)
+/// Ends its registration when the stream that owns it is dropped (an `AsyncStream(unfolding:)` says nothing then).
+final class StreamLifetime: Sendable {
+    let registration: Registration
+
+    init(_ registration: Registration) {
+        self.registration = registration
     }
 
-    /// Waiting, in post order.
-    var items: [Item] = []
-    /// True while a thread runs the handler (it takes what comes in meanwhile, in order).
-    var draining = false
-    /// True once the observer ended; nothing more is taken or started.
-    var cancelled = false
+    deinit {
+        registration.end()
+    }
 }

@@ -38,6 +38,14 @@ extension NotificationHub {
                 number: number, payload: posting.payload, revision: revision, from: posting.from, info: posting.info)
         }
 
+        /// The value a notification of a retained number carries; nil for one of a plain number.
+        init?(_ notification: Notification) {
+            guard let revision = notification.revision else { return nil }
+            self.init(
+                number: notification.number, payload: notification.payload, revision: revision,
+                from: notification.from, info: notification.infoPairs)
+        }
+
         /// The info pairs by key; should a key come twice, its first value.
         public var info: [String: String] {
             Dictionary(infoPairs.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })

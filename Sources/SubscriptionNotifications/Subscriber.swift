@@ -31,21 +31,28 @@ final class Subscriber: Customer {
     }
 }
 
-/// What one call under the hub's lock leaves to do once the lock is dropped, gathered while the center delivers.
+/// Where the deliveries of one call under the hub's lock go, and what they leave to do once the lock is dropped.
 /// One per hub, used by one call at a time (the lock is held for the whole call), emptied by
 /// ``HubState/takeWork()``.
 final class Outbox {
     /// The work to hand out of the lock.
     var work = HubWork()
-    /// Registrations whose weak observer was found deallocated: removed from the center after the send.
+    /// Registrations whose weak observer was found deallocated: removed from the center after the call.
     var gone: [Registration] = []
+    /// Registrations whose exact number was removed: the center dropped them; the state forgets them too.
+    var removed: [Registration] = []
 
-    func deliver(_ posting: Posting, on number: String, group: String?, to registration: Registration) -> Bool {
-        switch registration.deliver(posting, on: number, group: group, keepAlive: &work.keepAlive) {
+    /// Hands `item` to `registration`; true when it was taken (for the post's receivers count).
+    @discardableResult
+    func deliver(_ item: Mailbox.Item, to registration: Registration) -> Bool {
+        switch registration.deliver(item, keepAlive: &work.keepAlive) {
         case .received:
             return true
-        case .receivedDrainNeeded:
-            work.drains.append(registration)
+        case .receivedRunNeeded:
+            work.runs.append(registration)
+            return true
+        case .receivedWake(let reader):
+            work.wakes.append((reader, item))
             return true
         case .notReceived:
             return false
@@ -55,17 +62,25 @@ final class Outbox {
         }
     }
 
+    /// Hands a post to `registration` as its notification.
+    @discardableResult
+    func deliver(_ posting: Posting, on number: String, group: String?, to registration: Registration) -> Bool {
+        deliver(.notification(NotificationHub.Notification(posting, number: number, group: group)), to: registration)
+    }
+
     func numberRemoved(_ number: String, for registration: Registration) {
-        work.removals.append((registration, number))
+        removed.append(registration)
+        deliver(.removed(number), to: registration)
     }
 }
 
-/// What a call does after it dropped the hub's lock: observers' code and anything whose release might run it.
+/// What a call does after it dropped the hub's lock: resume readers, run handlers, and release what might run an
+/// observer's code.
 struct HubWork: Sendable {
-    /// Handler mailboxes this call found idle and filled: it runs them.
-    var drains: [Registration] = []
-    /// Observers whose exact number was removed, to be told.
-    var removals: [(Registration, String)] = []
+    /// Stream readers that were waiting, with the item each is handed.
+    var wakes: [(CheckedContinuation<Mailbox.Item?, Never>, Mailbox.Item)] = []
+    /// Handlers this call found idle and handed something: it runs them (here, or on their queue).
+    var runs: [Registration] = []
     /// Registrations that left the center during the call: released only after the lock, since a handler's closure
     /// may hold the last reference to a token (whose `deinit` takes the lock).
     var ended: [Registration] = []
@@ -73,9 +88,15 @@ struct HubWork: Sendable {
     /// ours and an observer's `deinit` may call the hub.
     var keepAlive: [any Sendable] = []
 
-    /// Tells the removals, then runs the mailboxes, on the calling thread.
+    /// Resumes the readers, then runs the handlers: those with a queue there, the others on the calling thread.
     func run() {
-        for (registration, number) in removals { registration.numberRemoved(number) }
-        for registration in drains { registration.drain() }
+        for (reader, item) in wakes { reader.resume(returning: item) }
+        for registration in runs {
+            if let queue = registration.handler?.queue {
+                queue.async { registration.run() }
+            } else {
+                registration.run()
+            }
+        }
     }
 }
