@@ -1,8 +1,8 @@
 import SubscriptionCenter
 
 /// Everything a ``NotificationHub`` guards with its lock: the center, the subscriber of each registration, and the
-/// outbox its deliveries go through. Touched only under the lock; not `Sendable`, and it needs not be: the lock's
-/// `Mutex` owns it.
+/// outbox its deliveries go through. Touched only under the lock; not `Sendable`, and it needs not be: the lock
+/// (``HubLock``) owns it, and the compiler checks that nothing outside keeps a reference into it.
 final class HubState {
     let center = SubscriptionCenter<Posting>()
     let outbox = Outbox()

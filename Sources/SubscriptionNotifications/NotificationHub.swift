@@ -1,5 +1,3 @@
-import Synchronization
-
 /// NSNotificationCenter for Swift concurrency, in process: numbers to post to, observers of numbers and wildcard
 /// patterns (as a stream, a closure with a token, or a closure on an object held weakly), and retained numbers whose
 /// changes can be watched with their old and new values (KVO). Safe from any thread or task.
@@ -48,7 +46,7 @@ public final class NotificationHub: Sendable {
     public static let defaultBufferLimit = 1024
 
     /// The center and its subscribers, behind the lock.
-    private let state: Mutex<HubState>
+    private let state: HubLock<HubState>
 
     /// Makes an empty hub: no numbers, no observers.
     ///
@@ -56,7 +54,7 @@ public final class NotificationHub: Sendable {
     /// let hub = NotificationHub()
     /// ```
     public init() {
-        state = Mutex(HubState())
+        state = HubLock(HubState())
     }
 
     deinit {

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 
 /// One observer's end of a ``NotificationHub``: what kind of observer it is and its ``Mailbox``. Shared by the
 /// hub's center (through its ``Subscriber``), the observer's token or stream, and the threads that run it, so it is
@@ -53,7 +52,7 @@ final class Registration: Sendable {
     let kind: Kind
     /// The hub, to leave it when the observer ends; weak, so that observers never keep a hub alive.
     weak let hub: NotificationHub?
-    private let mailbox = Mutex(Mailbox())
+    private let mailbox = HubLock(Mailbox())
 
     init(_ kind: Kind, hub: NotificationHub) {
         self.kind = kind

@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import XCTest
 
 @testable import SubscriptionNotifications
@@ -203,7 +202,7 @@ final class OrderCheck: Sendable {
         var outOfOrder = 0
     }
 
-    private let state = Mutex(State())
+    private let state = HubLock(State())
 
     func see(_ note: NotificationHub.Notification) {
         state.withLock { state in
@@ -221,7 +220,7 @@ final class OrderCheck: Sendable {
 
 /// A number many threads add to.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = HubLock(0)
 
     func add(_ amount: Int) {
         count.withLock { $0 += amount }

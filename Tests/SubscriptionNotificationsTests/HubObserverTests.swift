@@ -1,5 +1,4 @@
 import Dispatch
-import Synchronization
 import XCTest
 
 @testable import SubscriptionNotifications
@@ -131,7 +130,7 @@ final class HubObserverTests: XCTestCase {
         try hub.create("PING")
         try hub.create("PONG")
         let log = Received<String>()
-        let inside = Mutex(false)
+        let inside = HubLock(false)
         let pings = try hub.addObserver(for: "PING") { note in
             XCTAssertFalse(inside.withLock { $0 }, "one at a time")
             inside.withLock { $0 = true }
@@ -197,12 +196,12 @@ final class HubObserverTests: XCTestCase {
     /// the hub) runs after the hub's lock, not under it.
     func testWeakObserverReleasedDuringPostDeinitsOutsideTheLock() throws {
         final class Owner: Sendable {
-            let token = Mutex<ObservationToken?>(nil)
+            let token = HubLock<ObservationToken?>(nil)
         }
         let hub = NotificationHub()
         try hub.create("N")
         try hub.create("OTHER")
-        let holder = Mutex<Owner?>(nil)
+        let holder = HubLock<Owner?>(nil)
         do {
             let owner = Owner()
             owner.token.withLock { $0 = try? hub.addObserver(for: "OTHER") { _ in } }
