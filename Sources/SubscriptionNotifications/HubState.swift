@@ -10,6 +10,9 @@ final class HubState {
     private(set) var subscribers: [ObjectIdentifier: Subscriber] = [:]
     /// The registrations of the weak form, looked up by the counts (their observers may have gone since).
     private var weakRegistrations: Set<ObjectIdentifier> = []
+    /// When there are this many weak registrations, a new one sweeps the gone ones first (then twice as many as
+    /// remain), so weak observers that go without a post or a count reaching them cannot pile up.
+    private var sweepAt = 64
 
     /// Subscribes `registration` to `pattern`, then hands it the current value of every retained number the pattern
     /// matches (in byte order of the numbers, as subd's `SUB` does).
@@ -44,7 +47,12 @@ final class HubState {
         try center.add(subscriber, to: pattern, from: sender, group: group)
         let key = ObjectIdentifier(registration)
         subscribers[key] = subscriber
-        if registration.isWeak { weakRegistrations.insert(key) }
+        guard registration.isWeak else { return }
+        if weakRegistrations.count >= sweepAt {
+            sweepGoneObservers()
+            sweepAt = max(64, 2 * weakRegistrations.count)
+        }
+        weakRegistrations.insert(key)
     }
 
     /// Takes the registration out of the center, if it is still there.

@@ -7,7 +7,7 @@
 ///
 /// | NotificationCenter | NotificationHub |
 /// | --- | --- |
-/// | notification name | number (`CART.changes`), created first ( ``create(_:retained:)``) |
+/// | notification name | number (`CART.changes`), created first (``create(_:retained:)``) |
 /// | `post(name:object:userInfo:)` | ``post(_:from:info:payload:)``, returning how many observers got it |
 /// | `notifications(named:object:)` | ``observe(_:from:group:bufferLimit:)`` (an `AsyncStream`) |
 /// | `addObserver(forName:object:queue:using:)` | ``addObserver(for:from:group:queue:using:whenRemoved:)`` (a token) |

@@ -63,6 +63,18 @@ final class HubObserverTests: XCTestCase {
         XCTAssertEqual(hub.observerCount, 0)
     }
 
+    /// Weak observers that go without any post or count reaching them are swept as new ones come.
+    func testGoneWeakObserversDoNotPileUp() throws {
+        let hub = NotificationHub()
+        try hub.create("QUIET")
+        for _ in 0..<1000 {
+            try hub.addObserver(Watcher("short-lived"), for: "QUIET") { _, _ in }
+        }
+        let left = hub.locked { state in state.subscribers.count }
+        XCTAssertLessThanOrEqual(left, 64, "swept while they were added")
+        XCTAssertEqual(hub.observerCount, 0)
+    }
+
     func testHandlerRunsOnItsQueueInPostOrder() throws {
         let hub = NotificationHub()
         try hub.create("N")
