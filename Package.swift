@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "SubscriptionServer", targets: ["SubscriptionServer"]),
         .library(name: "SubscriptionClient", targets: ["SubscriptionClient"]),
         .library(name: "SubscriptionNATS", targets: ["SubscriptionNATS"]),
+        .library(name: "SubscriptionNotifications", targets: ["SubscriptionNotifications"]),
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
@@ -89,6 +90,16 @@ let package = Package(
             name: "SubscriptionNATS",
             dependencies: ["SubscriptionSystem", "SubscriptionWire", .product(name: "Logging", package: "swift-log")]
         ),
+        // NSNotificationCenter for Swift concurrency, in process: `NotificationHub`, a Sendable hub that owns one
+        // center behind a lock (streams, closure observers with tokens, weak observers, retained numbers, watches).
+        // No sockets; Dispatch only for the queue an observer may choose. The wire's rules (names, info pairs) apply,
+        // so what is posted here could travel to subd unchanged.
+        .target(name: "SubscriptionNotifications", dependencies: ["SubscriptionCenter", "SubscriptionWire"]),
+        // The seed's shopping cart, rebuilt on NotificationHub (`swift run shopping-cart`);
+        // SubscriptionNotificationsTests runs it and checks its output.
+        .executableTarget(
+            name: "shopping-cart", dependencies: ["SubscriptionNotifications"], path: "Examples/ShoppingCart"
+        ),
         .executableTarget(
             name: "subd",
             dependencies: [
@@ -131,6 +142,11 @@ let package = Package(
         .testTarget(
             name: "SubscriptionClientTests",
             dependencies: ["SubscriptionClient", "SubscriptionWire", "SubscriptionSystem", "TestSupport"]
+        ),
+        // NotificationHub: every entry point, a many-task stress test (`make tsan` runs it under the thread sanitizer),
+        // and the shopping-cart example's output (the built executable is run).
+        .testTarget(
+            name: "SubscriptionNotificationsTests", dependencies: ["SubscriptionNotifications", "SubscriptionWire"]
         ),
         // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
         // where they need none.
