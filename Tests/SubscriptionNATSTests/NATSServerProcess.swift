@@ -93,12 +93,16 @@ final class NATSServerProcess: @unchecked Sendable {
     /// The server's log so far.
     var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Waits for `Server is ready` and reads the ports from the log.
+    /// Waits for `Server is ready` and every listener's line, and reads the ports from the log. (The route listener's
+    /// line may come after `Server is ready`: a fresh-clone run read the log between the two and failed.)
     private func waitForReady() throws {
         let deadline = Date().addingTimeInterval(10)
+        var markers = ["Server is ready", "Listening for client connections on "]
+        if configuration.monitoring { markers.append("Starting http monitor on ") }
+        if configuration.clusterRoutes != nil { markers.append("Listening for route connections on ") }
         while Date() < deadline {
             let log = self.log
-            if log.contains("Server is ready") {
+            if markers.allSatisfy({ log.contains($0) }) {
                 port = try Self.port(after: "Listening for client connections on ", in: log)
                 if configuration.monitoring { monitorPort = try Self.port(after: "Starting http monitor on ", in: log) }
                 if configuration.clusterRoutes != nil {
