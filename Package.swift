@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "SubscriptionServer", targets: ["SubscriptionServer"]),
         .library(name: "SubscriptionClient", targets: ["SubscriptionClient"]),
         .library(name: "SubscriptionNATS", targets: ["SubscriptionNATS"]),
+        .library(name: "SubscriptionCluster", targets: ["SubscriptionCluster"]),
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
@@ -89,10 +90,21 @@ let package = Package(
             name: "SubscriptionNATS",
             dependencies: ["SubscriptionSystem", "SubscriptionWire", .product(name: "Logging", package: "swift-log")]
         ),
+        // The cluster bridge (docs/CLUSTER.md): joins subd nodes through NATS with SubscriptionNATS. Its own target,
+        // above the server: the server defines the seam (`ClusterLink`, and the `package` methods that apply what other
+        // nodes did) and knows nothing of NATS; the bridge implements the seam; only subd, which wires them together
+        // when `cluster:` is configured, depends on both. A node without `cluster:` never makes a bridge.
+        .target(
+            name: "SubscriptionCluster",
+            dependencies: [
+                "SubscriptionServer", "SubscriptionNATS", "SubscriptionProtocol", "SubscriptionWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer", "SubscriptionState", "SubscriptionSystem", "SubscriptionWire", "CSystemd",
+                "SubscriptionServer", "SubscriptionCluster", "SubscriptionNATS", "SubscriptionState", "SubscriptionSystem", "SubscriptionWire", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),

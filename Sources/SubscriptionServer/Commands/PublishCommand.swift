@@ -5,7 +5,9 @@ import SubscriptionWire
 /// `PUB` and `SEND`: the center fans the publication out, made (its `MSG` frame encoded once) as soon as one
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
 /// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
-/// reply is how many sessions it was queued for.
+/// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
+/// the other nodes (docs/CLUSTER.md), after the local fan-out; the reply still counts this node's sessions only
+/// (`ack: local`).
 enum PublishCommand {
     static func run(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
@@ -32,6 +34,8 @@ enum PublishCommand {
         server.numberCounters.published(to: number)
         if let retainedRevision {
             server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
+        } else if let cluster = server.cluster {
+            cluster.published(to: number, sender: sender, info: info, payload: payload)
         }
         return .count(receivers)
     }

@@ -20,9 +20,10 @@ enum SubscribeCommand {
                         + "(\(session.maxPending)) lets this session queue; subscribe to a narrower pattern")
             }
         }
-        try context.inCenter { center throws(CenterError) in
+        let isNew = try context.inCenter { center throws(CenterError) in
             try center.add(context.session, to: pattern, from: from, group: group)
         }
+        if isNew { context.server.clusterInterestAdded(pattern) }
         for value in values { context.session.push(value) }
         return .ok()
     }

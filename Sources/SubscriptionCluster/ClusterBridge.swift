@@ -1,0 +1,108 @@
+import Dispatch
+import Logging
+import SubscriptionNATS
+import SubscriptionServer
+
+/// Joins this subd node to the others through NATS (docs/CLUSTER.md): one ``NATSClient`` on the server's queue, the
+/// shared numbers bucket `subd_numbers` (created by the first node that finds it missing, watched by every node), and
+/// publications on `subd.m.<number>` with one upstream subscription per distinct pattern the node's sessions hold.
+///
+/// It is the server's ``ClusterLink``: the command handlers call it for `CREATE`, `REMOVE`, `PUB`/`SEND`, `SUB` and
+/// `UNSUB`; it applies what the other nodes did through the server's `applyCluster…`/`deliverFromCluster` methods.
+/// Confined to the server's queue (`@unchecked Sendable`): every callback of the client runs there.
+///
+/// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`).
+public final class ClusterBridge: ClusterLink, @unchecked Sendable {
+    /// The name of the shared numbers bucket.
+    public static let numbersBucket = "subd_numbers"
+    /// How long a bucket call made for a client's command may take.
+    static let commandTimeout: Duration = .seconds(3)
+    /// How long to wait before trying again to make or open the bucket.
+    static let bucketRetry: DispatchTimeInterval = .milliseconds(500)
+
+    let settings: ClusterSettings
+    let logger: Logger
+    /// The server this bridge serves (strong: the server lives as long as the daemon, and so does its bridge).
+    let server: Server
+    /// The NATS client, on the server's queue.
+    let client: NATSClient
+    /// This start's origin id: the node's name and a random suffix, so a restarted node is a new origin.
+    let origin: String
+    /// The counter of this node's publications (`Subd-Id`).
+    var counter: UInt64 = 0
+    /// The numbers bucket, once made or opened.
+    var bucket: KeyValueBucket?
+    /// Its watcher.
+    var watcher: KeyValueWatcher?
+    /// True while a make-or-open of the bucket is under way.
+    var isOpeningBucket = false
+    /// Holders per pattern.
+    var interest = UpstreamInterest()
+    /// The upstream subscription of each held pattern.
+    var upstream: [String: UInt64] = [:]
+    /// The per-origin dedupe.
+    var origins = OriginCounters()
+    /// True once an end of turn is scheduled for what arrived from NATS.
+    var isTurnEndScheduled = false
+    /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
+    var dropped: UInt64 = 0
+
+    /// A bridge for `server` with `settings`; nothing happens before ``start()``. Attach it with
+    /// `server.cluster = bridge` before the server starts.
+    public init(server: Server, settings: ClusterSettings, logger: Logger) {
+        self.server = server
+        self.settings = settings
+        self.logger = logger
+        self.client = NATSClient(queue: server.queue, logger: logger)
+        self.origin = "\(settings.node)-\(String(UInt64.random(in: 1...UInt64.max), radix: 36))"
+    }
+
+    /// Starts connecting (from any thread; it hops onto the server's queue). The node serves its own sessions at once;
+    /// `CREATE`/`REMOVE` answer `-ERR LIMIT` until the bucket is open.
+    public func start() throws {
+        try server.queue.sync {
+            client.onStatusChange = { [self] status in statusChanged(status) }
+            client.onError = { [self] error in logger.warning("NATS: \(error)") }
+            let options = NATSClientOptions(
+                name: "subd \(settings.node)", echo: false, authentication: settings.authentication,
+                connectTimeout: .seconds(2), reconnectWait: .milliseconds(500), pingInterval: .seconds(10))
+            do {
+                try client.connect(servers: settings.servers, options: options)
+            } catch {
+                throw ConfigurationError(key: "cluster.servers", problem: "\(error)")
+            }
+        }
+        logger.info("cluster: node \(settings.node) (origin \(origin)) joining through \(settings.servers.map(\.description).joined(separator: ", "))")
+    }
+
+    /// Closes the NATS connection (at shutdown). On the server's queue (where the server's shutdown completion runs).
+    public func stop() {
+        dispatchPrecondition(condition: .onQueue(server.queue))
+        watcher?.stop()
+        watcher = nil
+        client.close()
+    }
+
+    /// Logs connection changes; the first connection opens the bucket.
+    private func statusChanged(_ status: NATSStatus) {
+        switch status {
+        case .connected(let address, _):
+            logger.info("cluster: connected to NATS at \(address)")
+            openBucketIfNeeded()
+        case .disconnected(let reason):
+            logger.warning("cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE wait")
+        case .closed(let reason):
+            logger.error("cluster: NATS client closed\(reason.map { " (\($0))" } ?? "")")
+        }
+    }
+
+    /// Ends the server's turn once for everything that arrived in this turn of the queue.
+    func scheduleTurnEnd() {
+        guard !isTurnEndScheduled else { return }
+        isTurnEndScheduled = true
+        server.queue.async { [self] in
+            isTurnEndScheduled = false
+            server.endClusterTurn()
+        }
+    }
+}
