@@ -127,7 +127,8 @@ let package = Package(
             // pulls in; libswiftCore stays (swiftrt.o registers the image with it), the same one subd loads.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--as-needed"])]
         ),
-        // Helpers shared by the test targets (a seeded random generator).
+        // Helpers shared by the test targets: a seeded random generator, and real nats-server processes (for the NATS
+        // client's tests and the cluster bridge's integration tests).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubscriptionWireTests", dependencies: ["SubscriptionWire", "TestSupport"]),
         .testTarget(name: "SubscriptionSystemTests", dependencies: ["SubscriptionSystem"]),

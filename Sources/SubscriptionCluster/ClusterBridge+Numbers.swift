@@ -67,7 +67,8 @@ extension ClusterBridge {
             if entry.operation == .put {
                 server.applyClusterCreate(entry.key)
             } else {
-                server.applyClusterRemove(entry.key)
+                let told = server.applyClusterRemove(entry.key)
+                if let before = removing[entry.key] { removing[entry.key] = before + told }
             }
             scheduleTurnEnd()
         case .caughtUp:
@@ -98,35 +99,45 @@ extension ClusterBridge {
         case .success(let open): bucket = open
         case .failure(let error): return completion(.failure(error))
         }
-        bucket.create(number, Self.plainValue) { result in
+        bucket.create(number, Self.plainValue) { [self] result in
             switch result {
-            case .success: completion(.success(true))
-            case .failure(.wrongLastSequence): completion(.success(false))
+            case .success:
+                server.applyClusterCreate(number)
+                completion(.success(true))
+            case .failure(.wrongLastSequence):
+                server.applyClusterCreate(number)
+                completion(.success(false))
             case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
             }
         }
     }
 
-    public func remove(_ number: String, completion: @escaping @Sendable (Result<Void, ProtocolError>) -> Void) {
+    public func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void) {
         let bucket: KeyValueBucket
         switch reachableBucket() {
         case .success(let open): bucket = open
         case .failure(let error): return completion(.failure(error))
         }
+        removing[number] = removing[number] ?? 0
+        // Whoever removed it here first (this answer or the watch), the subscribers told here are counted once.
+        let finish: @Sendable (Result<Int, ProtocolError>) -> Void = { [self] result in
+            let toldByWatch = removing.removeValue(forKey: number) ?? 0
+            completion(result.map { _ in toldByWatch + server.applyClusterRemove(number) })
+        }
         bucket.getLatest(number) { latest in
             switch latest {
             case .failure(let error):
-                completion(.failure(Self.unavailable("\(error)")))
+                finish(.failure(Self.unavailable("\(error)")))
             case .success(nil):
-                completion(.failure(ProtocolError(.notFound, "no subscription number '\(number)' (CREATE it first)")))
+                finish(.failure(ProtocolError(.notFound, "no subscription number '\(number)' (CREATE it first)")))
             case .success(let entry?):
                 // At the revision read: a number created again meanwhile is not removed.
                 bucket.delete(number, expectedRevision: entry.revision) { deleted in
                     switch deleted {
-                    case .success: completion(.success(()))
+                    case .success: finish(.success(0))
                     case .failure(.wrongLastSequence):
-                        completion(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
-                    case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+                        finish(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
+                    case .failure(let error): finish(.failure(Self.unavailable("\(error)")))
                     }
                 }
             }

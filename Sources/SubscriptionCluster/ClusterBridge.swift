@@ -36,6 +36,9 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var watcher: KeyValueWatcher?
     /// True while a make-or-open of the bucket is under way.
     var isOpeningBucket = false
+    /// The numbers this node is removing (its sessions' `REMOVE`s under way), with the subscribers told `GONE` here
+    /// so far: the bucket's watch may remove a number here before the bucket's answer to the delete arrives.
+    var removing: [String: Int] = [:]
     /// Holders per pattern.
     var interest = UpstreamInterest()
     /// The upstream subscription of each held pattern.
@@ -92,7 +95,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
         case .disconnected(let reason):
             logger.warning("cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE wait")
         case .closed(let reason):
-            logger.error("cluster: NATS client closed\(reason.map { " (\($0))" } ?? "")")
+            if let reason { logger.error("cluster: NATS client closed (\(reason))") } else { logger.info("cluster: NATS client closed") }
         }
     }
 

@@ -9,13 +9,15 @@ import SubscriptionWire
 /// client runs on that queue). The server keeps the rules of the protocol; the link only says what the cluster
 /// decided.
 package protocol ClusterLink: AnyObject {
-    /// Creates `number` in the shared numbers bucket: `true` when this call created it, `false` when it existed
-    /// already; a ``ProtocolError`` (`LIMIT`) when the cluster state cannot be reached.
+    /// Creates `number` in the shared numbers bucket, and then on this node (``Server/applyClusterCreate(_:)``):
+    /// `true` when this call created it, `false` when it existed already; a ``ProtocolError`` (`LIMIT`) when the
+    /// cluster state cannot be reached.
     func create(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
 
-    /// Removes `number` from the shared numbers bucket: success once the removal is stored, `NOTFOUND` when the bucket
-    /// has no such number, `LIMIT` when the cluster state cannot be reached.
-    func remove(_ number: String, completion: @escaping @Sendable (Result<Void, ProtocolError>) -> Void)
+    /// Removes `number` from the shared numbers bucket, and then from this node (``Server/applyClusterRemove(_:)``):
+    /// how many of this node's sessions were told `GONE` (also when the bucket's watch removed it here first);
+    /// `NOTFOUND` when the bucket has no such number, `LIMIT` when the cluster state cannot be reached.
+    func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void)
 
     /// A local session published to `number` (already delivered locally): the bridge sends it to the other nodes.
     func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>)

@@ -42,8 +42,6 @@ enum CreateCommand {
         let server = context.server
         session.hold()
         cluster.create(number) { result in
-            // The cluster's answer stands even when the session has gone meanwhile: the number exists here too.
-            if case .success = result { server.applyClusterCreate(number) }
             guard session.machine.phase != .closed else { return }
             switch result {
             case .success(let created): session.queue(.ok(created ? "created" : "exists"))

@@ -19,17 +19,15 @@ enum RemoveCommand {
         return .ok("removed \(told.count)")
     }
 
-    /// The clustered form: the bucket removes, then this node does (its watch would too, a little later).
+    /// The clustered form: the bucket removes, then this node does (the bridge counts its subscribers told).
     private static func runClustered(_ number: String, _ cluster: any ClusterLink, _ context: CommandContext) -> Reply {
         let session = context.session
         let server = context.server
         session.hold()
         cluster.remove(number) { result in
-            var told = 0
-            if case .success = result { told = server.applyClusterRemove(number) }
             guard session.machine.phase != .closed else { return }
             switch result {
-            case .success: session.queue(.ok("removed \(told)"))
+            case .success(let told): session.queue(.ok("removed \(told)"))
             case .failure(let error): session.queueError(error)
             }
             session.release()
