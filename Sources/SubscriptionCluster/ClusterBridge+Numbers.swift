@@ -15,13 +15,13 @@ extension ClusterBridge {
         guard bucket == nil, !isOpeningBucket, client.isConnected else { return }
         isOpeningBucket = true
         let configuration = KeyValueConfiguration(bucket: Self.numbersBucket, replicas: settings.bucketReplicas)
-        KeyValueBucket.create(configuration, client: client) { [self] result in
+        KeyValueBucket.create(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
             switch result {
             case .success(let made):
                 bucketOpened(made)
             case .failure(.streamNameInUse):
                 // Made by another node with other settings (its replicas): use it as it is.
-                KeyValueBucket.open(Self.numbersBucket, client: client) { [self] opened in
+                KeyValueBucket.open(Self.numbersBucket, client: client, timeout: Self.bucketTimeout) { [self] opened in
                     switch opened {
                     case .success(let found): bucketOpened(found)
                     case .failure(let error): bucketFailed(error)

@@ -15,8 +15,9 @@ import SubscriptionServer
 public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// The name of the shared numbers bucket.
     public static let numbersBucket = "subd_numbers"
-    /// How long a bucket call made for a client's command may take.
-    static let commandTimeout: Duration = .seconds(3)
+    /// How long each bucket call may take: an attempt to make or open the bucket (JetStream without a leader does not
+    /// answer), and each call a `CREATE` or `REMOVE` makes.
+    static let bucketTimeout: Duration = .seconds(2)
     /// How long to wait before trying again to make or open the bucket.
     static let bucketRetry: DispatchTimeInterval = .milliseconds(500)
 

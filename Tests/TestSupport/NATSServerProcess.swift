@@ -116,17 +116,19 @@ public final class NATSServerProcess: @unchecked Sendable {
     /// The server's log so far.
     public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Waits for `Server is ready` and reads the ports from the log.
+    /// Waits for `Server is ready` and every port line it needs in the log, and reads the ports. (The route listener's
+    /// line may come after `Server is ready`: reading it at once failed a cluster test now and then.)
     private func waitForReady() throws {
         let deadline = Date().addingTimeInterval(10)
+        var markers = ["Server is ready", Self.clientMarker]
+        if configuration.monitoring { markers.append(Self.monitorMarker) }
+        if configuration.clusterRoutes != nil { markers.append(Self.routeMarker) }
         while Date() < deadline {
             let log = self.log
-            if log.contains("Server is ready") {
-                port = try Self.port(after: "Listening for client connections on ", in: log)
-                if configuration.monitoring { monitorPort = try Self.port(after: "Starting http monitor on ", in: log) }
-                if configuration.clusterRoutes != nil {
-                    routePort = try Self.port(after: "Listening for route connections on ", in: log)
-                }
+            if markers.allSatisfy(log.contains) {
+                port = try Self.port(after: Self.clientMarker, in: log)
+                if configuration.monitoring { monitorPort = try Self.port(after: Self.monitorMarker, in: log) }
+                if configuration.clusterRoutes != nil { routePort = try Self.port(after: Self.routeMarker, in: log) }
                 return
             }
             guard process.isRunning else { throw HarnessFailure("nats-server exited: \(log)") }
@@ -134,6 +136,10 @@ public final class NATSServerProcess: @unchecked Sendable {
         }
         throw HarnessFailure("nats-server not ready in 10 s: \(log)")
     }
+
+    private static let clientMarker = "Listening for client connections on "
+    private static let monitorMarker = "Starting http monitor on "
+    private static let routeMarker = "Listening for route connections on "
 
     private static func port(after marker: String, in log: String) throws -> Int {
         guard let range = log.range(of: marker, options: .backwards) else {
