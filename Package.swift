@@ -159,6 +159,11 @@ let package = Package(
                 "SubscriptionNATS", "SubscriptionSystem", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The cluster bridge's plain values (upstream interest, the per-origin dedupe, subjects and headers); the bridge
+        // itself is tested with real processes in IntegrationTests (ClusterBridgeTests).
+        .testTarget(
+            name: "SubscriptionClusterTests", dependencies: ["SubscriptionCluster", "SubscriptionNATS", "SubscriptionWire"]
+        ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
         // AllocationBudget.txt is read from the source tree (next to AllocationBudgetTests.swift), not bundled.

@@ -21,7 +21,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// How long to wait before trying again to make or open the bucket.
     static let bucketRetry: DispatchTimeInterval = .milliseconds(500)
 
-    let settings: ClusterSettings
+    /// The `cluster:` settings the node started with.
+    public let settings: ClusterSettings
     let logger: Logger
     /// The server this bridge serves (strong: the server lives as long as the daemon, and so does its bridge).
     let server: Server

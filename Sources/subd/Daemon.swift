@@ -158,6 +158,9 @@ final class Daemon: @unchecked Sendable {
                     logger.warning("reload: \(key) changed; not used while serving the sockets systemd passed in")
                 }
             }
+            if loaded.cluster != cluster?.settings {
+                logger.warning("reload: cluster changed; the node keeps the cluster settings it started with until subd restarts")
+            }
             var metadata: Logger.Metadata = ["log_level": "\(loaded.logLevel)"]
             if !outcome.createdNumbers.isEmpty {
                 metadata["created"] = "\(outcome.createdNumbers.joined(separator: ","))"

@@ -36,6 +36,12 @@ class NATSTestCase: XCTestCase {
         return server
     }
 
+    /// Starts three servers clustered with JetStream and monitoring (``NATSServerProcess/startCluster(count:directory:keep:)``),
+    /// kept for the tear-down.
+    func startJetStreamCluster() throws -> [NATSServerProcess] {
+        try NATSServerProcess.startCluster(directory: directory) { servers.append($0) }
+    }
+
     /// A client of ours, on its own serial queue (the way subd's loop queue would be passed in), with its status
     /// changes and errors collected; connecting to `servers`.
     func makeClient(
