@@ -5,6 +5,8 @@ import SubscriptionWire
 /// upstream once; each pattern the node's sessions hold is one upstream subscription; what arrives is fanned out
 /// through the server's center once per publication. `$SYS.` is never bridged.
 extension ClusterBridge {
+    /// Publishes once upstream on `subd.m.<number>` with this node's next counter; a publication NATS does not take
+    /// (its buffer full, over its `max_payload`, closed) is counted in ``dropped`` and logged at debug.
     public func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>) {
         guard !Names.isSystem(number) else { return }
         counter += 1
@@ -17,6 +19,7 @@ extension ClusterBridge {
         }
     }
 
+    /// The pattern's first holder subscribes upstream (`$SYS.` patterns never).
     public func interestAdded(_ pattern: String) {
         guard !Names.isSystem(pattern), interest.add(pattern) == .subscribe else { return }
         do throws(NATSError) {
@@ -28,6 +31,7 @@ extension ClusterBridge {
         }
     }
 
+    /// The pattern's last holder unsubscribes upstream.
     public func interestRemoved(_ pattern: String) {
         guard !Names.isSystem(pattern), interest.remove(pattern) == .unsubscribe else { return }
         if let sid = upstream.removeValue(forKey: pattern) { client.unsubscribe(sid) }

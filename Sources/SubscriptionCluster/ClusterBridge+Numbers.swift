@@ -93,6 +93,7 @@ extension ClusterBridge {
         ProtocolError(.limit, "the cluster state is unavailable (\(why)); nothing was changed, try again")
     }
 
+    /// A bucket create (expected revision 0, decided by the bucket's leader); the number then exists here too.
     public func create(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void) {
         let bucket: KeyValueBucket
         switch reachableBucket() {
@@ -112,6 +113,25 @@ extension ClusterBridge {
         }
     }
 
+    /// The bucket's latest entry for `number`, through its leader; a number it has is created here.
+    public func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void) {
+        let bucket: KeyValueBucket
+        switch reachableBucket() {
+        case .success(let open): bucket = open
+        case .failure(let error): return completion(.failure(error))
+        }
+        bucket.getLatest(number) { [self] latest in
+            switch latest {
+            case .success(.some):
+                server.applyClusterCreate(number)
+                completion(.success(true))
+            case .success(nil): completion(.success(false))
+            case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+            }
+        }
+    }
+
+    /// A delete at the revision read just before; the number then goes here too, its exact subscribers told `GONE`.
     public func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void) {
         let bucket: KeyValueBucket
         switch reachableBucket() {

@@ -19,6 +19,11 @@ package protocol ClusterLink: AnyObject {
     /// `NOTFOUND` when the bucket has no such number, `LIMIT` when the cluster state cannot be reached.
     func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void)
 
+    /// Looks `number` up in the shared numbers bucket, through its leader, for a `SUB`, `PUB` or `SEND` of a number
+    /// this node does not know (yet: its watch brings a number created elsewhere milliseconds later): when the bucket
+    /// has it, it is created on this node (``Server/applyClusterCreate(_:)``) and the answer is `true`.
+    func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
+
     /// A local session published to `number` (already delivered locally): the bridge sends it to the other nodes.
     func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>)
 

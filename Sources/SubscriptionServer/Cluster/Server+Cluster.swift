@@ -30,6 +30,32 @@ extension Server {
         for subscription in center.subscriptions(of: session) { cluster.interestRemoved(subscription.pattern) }
     }
 
+    // MARK: A number this node does not know
+
+    /// With `cluster:`, a command that met `notFound` for the exact `number` asks the bucket before answering it: the
+    /// session is held, and when the bucket has the number (created on another node, not yet brought here by the
+    /// watch) the command runs again through `retry`, else `notFound` is the answer (also when the bucket cannot be
+    /// reached). Returns ``Reply/later`` when it asked, nil on a single node (the caller throws `notFound`).
+    func lookUpInCluster(
+        _ number: String, for session: Session, notFound: ProtocolError,
+        retry: @escaping @Sendable (CommandContext) throws(ProtocolError) -> Reply
+    ) -> Reply? {
+        guard let cluster else { return nil }
+        session.hold()
+        cluster.lookUp(number) { [self] result in
+            guard session.machine.phase != .closed else { return }
+            do throws(ProtocolError) {
+                guard case .success(true) = result else { throw notFound }
+                session.queue(try retry(CommandContext(session: session, server: self)))
+            } catch {
+                session.queueError(error)
+            }
+            session.release()
+            loop.endOfTurn()
+        }
+        return .later
+    }
+
     // MARK: What the other nodes did
 
     /// A number exists in the cluster (a create seen in the shared bucket, here or elsewhere): it exists here too,

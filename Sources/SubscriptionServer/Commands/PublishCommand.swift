@@ -7,10 +7,11 @@ import SubscriptionWire
 /// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
 /// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
 /// the other nodes (docs/CLUSTER.md), after the local fan-out; the reply still counts this node's sessions only
-/// (`ack: local`).
+/// (`ack: local`). A number this node does not know is looked up in the shared bucket first
+/// (``Server/lookUpInCluster(_:for:notFound:retry:)``; `lookUp: false` is the run after that lookup).
 enum PublishCommand {
     static func run(
-        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext, lookUp: Bool = true
     ) throws(ProtocolError) -> Reply {
         // The server is taken from the context once: each `context.server.…` access retained and released it.
         let server = context.server
@@ -27,6 +28,17 @@ enum PublishCommand {
                 }
             }
         } catch {
+            if case .notFound = error, lookUp, server.cluster != nil {
+                let kept = ArraySlice(Array(payload))
+                if let later = server.lookUpInCluster(
+                    number, for: context.session, notFound: ProtocolError(error),
+                    retry: { context throws(ProtocolError) in
+                        try run(number, payload: kept, info: info, context, lookUp: false)
+                    })
+                {
+                    return later
+                }
+            }
             throw ProtocolError(error)
         }
         server.stats.messagesPublished += 1

@@ -4,7 +4,9 @@ import SubscriptionProtocol
 /// `UNSUB <pattern>`: `+OK`, also when the session was not subscribed to it.
 enum UnsubscribeCommand {
     static func run(_ pattern: String, _ context: CommandContext) -> Reply {
-        if context.center.remove(context.session, from: pattern) { context.server.clusterInterestRemoved(pattern) }
+        // The server is taken from the context once: each `context.server.…` access retains and releases it.
+        let server = context.server
+        if server.center.remove(context.session, from: pattern) { server.clusterInterestRemoved(pattern) }
         return .ok()
     }
 }
