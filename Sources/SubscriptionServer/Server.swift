@@ -42,7 +42,12 @@ public final class Server: @unchecked Sendable {
     var users: [ExactName: UserAccount]
     /// The cluster bridge with `cluster:` (docs/CLUSTER.md), nil on a single node. Set once, before ``start()``, by
     /// the daemon (the bridge lives in the `SubscriptionCluster` target, which depends on this one).
-    package var cluster: (any ClusterLink)?
+    package var cluster: (any ClusterLink)? {
+        didSet { isClustered = cluster != nil }
+    }
+    /// True with a ``cluster`` link: the handlers check it before calling the server's cluster methods (a call on the
+    /// server through a command's context costs a retain and a release, which the allocation guard counts).
+    private(set) var isClustered = false
 
     private var listeners: [Listener] = []
     /// The TLS context new connections on `tls://` listeners get (nil without them); a reload replaces it.

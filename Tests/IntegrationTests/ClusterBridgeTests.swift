@@ -23,12 +23,12 @@ final class ClusterBridgeTests: IntegrationTestCase {
         if !directory.isEmpty { try? FileManager.default.removeItem(atPath: directory) }
     }
 
-    /// Three NATS servers and three subd nodes (`node1`..`node3`), each node's bucket view caught up.
-    private func startCluster() throws -> [Daemon] {
+    /// Three NATS servers and `count` subd nodes (`node1`, `node2`, ...), each node's bucket view caught up.
+    private func startCluster(nodes count: Int = 3) throws -> [Daemon] {
         natsServers = []
         let servers = try NATSServerProcess.startCluster(directory: directory) { natsServers.append($0) }
         var nodes: [Daemon] = []
-        for index in 0..<3 {
+        for index in 0..<count {
             // Its own server first, the others after it.
             let urls = (0..<3).map { servers[(index + $0) % 3].address }.map { "\"nats://\($0)\"" }
             var config = DaemonConfig()
@@ -55,7 +55,7 @@ final class ClusterBridgeTests: IntegrationTestCase {
 
     /// The subjects node `name` subscribes to upstream, on whichever server it is connected to.
     private func upstream(of node: String) throws -> [String] {
-        for server in natsServers {
+        for server in natsServers where server.process.isRunning {
             if let subjects = try server.subscriptions(ofConnectionNamed: "subd \(node)") {
                 return subjects.filter { $0.hasPrefix("subd.m.") }
             }
@@ -129,4 +129,38 @@ final class ClusterBridgeTests: IntegrationTestCase {
         try eventually("node3's upstream interest went with the number") { try upstream(of: "node3").isEmpty }
         assertError(try publisher.command("SEND SCIENCE.physics late"), "NOTFOUND", "removed everywhere")
     }
+
+    /// A node whose NATS server dies moves to another server: its upstream subscriptions are sent again, so it
+    /// receives the other nodes' publications, and once the buckets have their quorum again (2 of 3) its `CREATE`s
+    /// work. Meanwhile its own sessions were served all along.
+    func testANodeWhoseNATSServerDiesMovesToAnotherAndGoesOn() throws {
+        let nodes = try startCluster(nodes: 2)
+        let publisher = try connect(nodes[0], "publisher on node1")
+        let subscriber = try connect(nodes[1], "subscriber on node2")
+        XCTAssertEqual(try publisher.command("CREATE N"), .ok("created"))
+        try subscribe(subscriber, "N")
+        try eventually("node2's interest reached node1's NATS server") { try knows(natsServers[0], "subd.m.N", count: 1) }
+
+        natsServers[1].kill()  // node2's own server
+        XCTAssertEqual(try subscriber.command("SEND N local"), .ok("1"), "local delivery goes on without NATS")
+        XCTAssertEqual(try subscriber.nextMessage(), Message("N", text: "local"))
+        try eventually("node2 reconnected to another server", timeout: 15) {
+            nodes[1].log.components(separatedBy: "cluster: connected to NATS").count > 2
+        }
+        try eventually("node2's interest, sent again, reached node1's NATS server", timeout: 10) {
+            try upstream(of: "node2") == ["subd.m.N"]
+        }
+        // The interest may reach node1's server over a route a moment after node2's server has it.
+        try eventually("a publication on node1 reaches node2 again", timeout: 10) {
+            XCTAssertEqual(try publisher.command("SEND N remote"), .ok("0"))
+            let pushes = try subscriber.pushesBeforePing()
+            return pushes.contains(.message(Message("N", text: "remote")))
+        }
+        try eventually("CREATE works once the bucket has its quorum again", timeout: 20) {
+            // An attempt that timed out may have been stored: then the next one finds it.
+            let reply = try subscriber.command("CREATE AFTER")
+            return reply == .ok("created") || reply == .ok("exists")
+        }
+    }
 }
+

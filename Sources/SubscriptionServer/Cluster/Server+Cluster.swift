@@ -10,11 +10,13 @@ extension Server {
 
     /// A session's subscription to `pattern` is new: one more holder of the pattern upstream.
     func clusterInterestAdded(_ pattern: String) {
+        guard isClustered else { return }
         cluster?.interestAdded(pattern)
     }
 
     /// A session's subscription to `pattern` ended.
     func clusterInterestRemoved(_ pattern: String) {
+        guard isClustered else { return }
         cluster?.interestRemoved(pattern)
     }
 

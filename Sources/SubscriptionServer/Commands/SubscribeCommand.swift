@@ -13,9 +13,7 @@ enum SubscribeCommand {
     static func run(
         _ pattern: String, from: String?, group: String?, _ context: CommandContext, lookUp: Bool = true
     ) throws(ProtocolError) -> Reply {
-        // The server is taken from the context once: each `context.server.…` access retains and releases it.
-        let server = context.server
-        let values = server.center.retainedValues(matching: pattern, from: from).compactMap(\.slot.value)
+        let values = context.center.retainedValues(matching: pattern, from: from).compactMap(\.slot.value)
         if !values.isEmpty {
             let bytes = values.reduce(0) { $0 + $1.heldBytes }
             let session = context.session
@@ -27,9 +25,9 @@ enum SubscribeCommand {
         }
         let isNew: Bool
         do {
-            isNew = try server.center.add(context.session, to: pattern, from: from, group: group)
+            isNew = try context.center.add(context.session, to: pattern, from: from, group: group)
         } catch {
-            if case .notFound = error, lookUp, let later = server.lookUpInCluster(
+            if case .notFound = error, lookUp, let later = context.server.lookUpInCluster(
                 pattern, for: context.session, notFound: ProtocolError(error),
                 retry: { context throws(ProtocolError) in
                     try run(pattern, from: from, group: group, context, lookUp: false)
@@ -39,7 +37,8 @@ enum SubscribeCommand {
             }
             throw ProtocolError(error)
         }
-        if isNew { server.clusterInterestAdded(pattern) }
+        // A stored flag read through the context costs nothing; a call on the server would retain and release it.
+        if isNew && context.server.isClustered { context.server.clusterInterestAdded(pattern) }
         for value in values { context.session.push(value) }
         return .ok()
     }
