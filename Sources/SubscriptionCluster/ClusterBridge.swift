@@ -91,14 +91,27 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// Logs connection changes; the first connection opens the bucket.
     private func statusChanged(_ status: NATSStatus) {
         switch status {
-        case .connected(let address, _):
+        case .connected(let address, let info):
             logger.info("cluster: connected to NATS at \(address)")
+            checkMaxPayload(info)
             openBucketIfNeeded()
         case .disconnected(let reason):
             logger.warning("cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE wait")
         case .closed(let reason):
             if let reason { logger.error("cluster: NATS client closed (\(reason))") } else { logger.info("cluster: NATS client closed") }
         }
+    }
+
+    /// Room the bridge's headers may take next to a payload (`Subd-Id`, `Subd-From`, 16 info pairs at their longest).
+    static let headerAllowance = 20 * 1024
+
+    /// NATS must carry subd's largest publication with its headers; a smaller `max_payload` is a warning in the log
+    /// (the larger publications stay on this node). Designed: refusing to start; built: this check at each connect.
+    private func checkMaxPayload(_ info: NATSServerInfo) {
+        let needed = server.configuredMaxPayload + Self.headerAllowance
+        guard info.maxPayload < needed else { return }
+        logger.warning(
+            "cluster: the NATS server's max_payload (\(info.maxPayload)) is below subd's max_payload plus headers (\(needed)): larger publications reach this node's subscribers only; raise max_payload in nats-server's configuration")
     }
 
     /// Ends the server's turn once for everything that arrived in this turn of the queue.

@@ -125,6 +125,9 @@ extension Server {
         loop.endOfTurn()
     }
 
+    /// `max_payload` in force: the bridge checks that NATS carries a publication that large.
+    package var configuredMaxPayload: Int { configuration.maxPayload }
+
     /// The numbers `numbers:` creates at start, which the bridge creates in the shared bucket too.
     package var configuredNumbers: [String] { configuration.numbers }
 }
