@@ -101,12 +101,14 @@ extension Server {
 
     /// A publication made on another node: fanned out through the center as a local one is (each session at most
     /// once, `from=` filters applied), counted as delivered, never sent upstream again. Returns the receivers; 0 for
-    /// a number this node does not hold (and for the daemon's own numbers, which are never bridged).
+    /// a number this node does not hold, for the daemon's own numbers (never bridged), and for a retained number this
+    /// node restored from its `state_dir` (retained numbers are not shared yet: their revisions stay this node's).
     @discardableResult
     package func deliverFromCluster(
         to number: String, sender: String?, info: [InfoPair], payload: UnsafeRawBufferPointer
     ) -> Int {
         guard !Names.isSystem(number) else { return 0 }
+        if case .some(.some) = try? center.retainedSlot(of: number) { return 0 }
         let receivers: Int
         do {
             receivers = try center.send(to: number, from: sender) { () -> Publication in
