@@ -162,5 +162,33 @@ final class ClusterBridgeTests: IntegrationTestCase {
             return reply == .ok("created") || reply == .ok("exists")
         }
     }
+
+    /// `cluster.user`/`cluster.password` reach NATS: with them the node joins (a single JetStream server with
+    /// authorization, the bucket R1 by `replicas: 1`); with a wrong password it never does, and `CREATE` is
+    /// `-ERR LIMIT` while its own sessions are served.
+    func testCredentialsFromTheClusterBlockAreUsedAndAWrongOneKeepsTheNodeLocal() throws {
+        let server = try NATSServerProcess(
+            .init(monitoring: true, user: (name: "subd", password: "s3cret"), jetStream: true), directory: directory)
+        natsServers = [server]
+        try server.waitForJetStream()
+        func config(node: String, password: String) -> DaemonConfig {
+            var config = DaemonConfig()
+            config.extraLines = [
+                "cluster:", "  servers: [\"nats://\(server.address)\"]", "  node: \(node)", "  user: subd",
+                "  password: \(password)", "  replicas: 1",
+            ]
+            return config
+        }
+        let good = try startDaemon(config(node: "good", password: "s3cret"))
+        let bad = try startDaemon(config(node: "bad", password: "wrong"))
+        try eventually("the node with the right password caught up with the bucket", timeout: 15) {
+            good.log.contains("numbers caught up")
+        }
+        XCTAssertEqual(try connect(good, "good").command("CREATE N"), .ok("created"))
+        let local = try connect(bad, "bad")
+        assertError(try local.command("CREATE N"), "LIMIT", "never connected")
+        XCTAssertEqual(try local.command("PING"), .status("PONG"), "its own sessions are served")
+        XCTAssertFalse(bad.log.contains("numbers caught up"))
+    }
 }
 
