@@ -47,6 +47,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var upstream: [String: UInt64] = [:]
     /// The per-origin dedupe.
     var origins = OriginCounters()
+    /// The last NATS error logged at warning, until the next connection.
+    var lastError: String?
     /// True once an end of turn is scheduled for what arrived from NATS.
     var isTurnEndScheduled = false
     /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
@@ -67,7 +69,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     public func start() throws {
         try server.queue.sync {
             client.onStatusChange = { [self] status in statusChanged(status) }
-            client.onError = { [self] error in logger.warning("NATS: \(error)") }
+            client.onError = { [self] error in natsFailed(error) }
             let options = NATSClientOptions(
                 name: "subd \(settings.node)", echo: false, authentication: settings.authentication,
                 connectTimeout: .seconds(2), reconnectWait: .milliseconds(500), pingInterval: .seconds(10))
@@ -77,7 +79,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
                 throw ConfigurationError(key: "cluster.servers", problem: "\(error)")
             }
         }
-        logger.info("cluster: node \(settings.node) (origin \(origin)) joining through \(settings.servers.map(\.description).joined(separator: ", "))")
+        let servers = settings.servers.map(\.description).joined(separator: ", ")
+        logger.info("cluster: node \(settings.node) (origin \(origin)) joining through \(servers)")
     }
 
     /// Closes the NATS connection (at shutdown). On the server's queue (where the server's shutdown completion runs).
@@ -92,13 +95,27 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     private func statusChanged(_ status: NATSStatus) {
         switch status {
         case .connected(let address, let info):
+            lastError = nil
             logger.info("cluster: connected to NATS at \(address)")
             checkMaxPayload(info)
             openBucketIfNeeded()
         case .disconnected(let reason):
-            logger.warning("cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE wait")
+            logger.warning(
+                "cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE answer -ERR LIMIT")
         case .closed(let reason):
             if let reason { logger.error("cluster: NATS client closed (\(reason))") } else { logger.info("cluster: NATS client closed") }
+        }
+    }
+
+    /// A failed attempt or an error from NATS: logged at warning once, then at debug while it repeats (a wrong
+    /// password is refused at every attempt, twice a second).
+    private func natsFailed(_ error: NATSError) {
+        let text = "\(error)"
+        if text == lastError {
+            logger.debug("cluster: NATS: \(text)")
+        } else {
+            lastError = text
+            logger.warning("cluster: NATS: \(text) (repeats are logged at debug)")
         }
     }
 
