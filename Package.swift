@@ -31,6 +31,7 @@ let package = Package(
         .library(name: "SubscriptionClient", targets: ["SubscriptionClient"]),
         .library(name: "SubscriptionNATS", targets: ["SubscriptionNATS"]),
         .library(name: "SubscriptionNotifications", targets: ["SubscriptionNotifications"]),
+        .library(name: "SubscriptionCluster", targets: ["SubscriptionCluster"]),
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
@@ -100,10 +101,21 @@ let package = Package(
         .executableTarget(
             name: "shopping-cart", dependencies: ["SubscriptionNotifications"], path: "Examples/ShoppingCart"
         ),
+        // The cluster bridge (docs/CLUSTER.md): joins subd nodes through NATS with SubscriptionNATS. Its own target,
+        // above the server: the server defines the seam (`ClusterLink`, and the `package` methods that apply what other
+        // nodes did) and knows nothing of NATS; the bridge implements the seam; only subd, which wires them together
+        // when `cluster:` is configured, depends on both. A node without `cluster:` never makes a bridge.
+        .target(
+            name: "SubscriptionCluster",
+            dependencies: [
+                "SubscriptionServer", "SubscriptionNATS", "SubscriptionProtocol", "SubscriptionWire",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer", "SubscriptionState", "SubscriptionSystem", "SubscriptionWire", "CSystemd",
+                "SubscriptionServer", "SubscriptionCluster", "SubscriptionNATS", "SubscriptionState", "SubscriptionSystem", "SubscriptionWire", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
@@ -126,7 +138,8 @@ let package = Package(
             // pulls in; libswiftCore stays (swiftrt.o registers the image with it), the same one subd loads.
             linkerSettings: [.unsafeFlags(["-Xlinker", "--as-needed"])]
         ),
-        // Helpers shared by the test targets (a seeded random generator).
+        // Helpers shared by the test targets: a seeded random generator, and real nats-server processes (for the NATS
+        // client's tests and the cluster bridge's integration tests).
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(name: "SubscriptionWireTests", dependencies: ["SubscriptionWire", "TestSupport"]),
         .testTarget(name: "SubscriptionSystemTests", dependencies: ["SubscriptionSystem"]),
@@ -161,6 +174,11 @@ let package = Package(
             dependencies: [
                 "SubscriptionNATS", "SubscriptionSystem", "TestSupport", .product(name: "Logging", package: "swift-log"),
             ]
+        ),
+        // The cluster bridge's plain values (upstream interest, the per-origin dedupe, subjects and headers); the bridge
+        // itself is tested with real processes in IntegrationTests (ClusterBridgeTests).
+        .testTarget(
+            name: "SubscriptionClusterTests", dependencies: ["SubscriptionCluster", "SubscriptionNATS", "SubscriptionWire"]
         ),
         // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
         // protocol as any outside client would); the dependency makes `swift test` build the binaries first.

@@ -8,13 +8,16 @@ extension SubscriptionCenter {
     /// An exact number must exist; a pattern holding a wildcard needs nothing to exist. Subscribing again to the same
     /// pattern replaces its `from` filter and its group and adds no duplicate. Throws
     /// ``CenterError/invalidName(_:_:)``, ``CenterError/notFound(_:)``, or ``CenterError/limit(_:)`` when the customer
-    /// holds ``Limits/maxSubscriptionsPerCustomer`` subscriptions already.
+    /// holds ``Limits/maxSubscriptionsPerCustomer`` subscriptions already. Returns true when the subscription is new,
+    /// false when it replaced the customer's subscription to the same pattern (the cluster bridge counts the new
+    /// ones).
+    @discardableResult
     public func add(
         _ customer: any Customer<Message>,
         to pattern: String,
         from sender: String? = nil,
         group: String? = nil
-    ) throws(CenterError) {
+    ) throws(CenterError) -> Bool {
         let isWildcard: Bool
         do {
             isWildcard = try Names.checkPattern(pattern)
@@ -34,7 +37,7 @@ extension SubscriptionCenter {
             guard let subscription else { preconditionFailure("the two-way index lost a subscription to \(pattern)") }
             subscription.from = sender
             changeGroup(of: subscription, to: group)
-            return
+            return false
         }
         let count = existing?.patterns.count ?? 0
         guard count < limits.maxSubscriptionsPerCustomer else {
@@ -56,6 +59,7 @@ extension SubscriptionCenter {
             entry?.subscribers.append(subscription)
         }
         record.patterns[key] = isWildcard
+        return true
     }
 
     /// Unsubscribes the customer from the pattern. Returns false when it was not subscribed to it; never throws,

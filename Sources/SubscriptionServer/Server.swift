@@ -40,6 +40,14 @@ public final class Server: @unchecked Sendable {
     var metricsListener: MetricsListener?
     /// The configured users by name (``applyUsers(_:)``).
     var users: [ExactName: UserAccount]
+    /// The cluster bridge with `cluster:` (docs/CLUSTER.md), nil on a single node. Set once, before ``start()``, by
+    /// the daemon (the bridge lives in the `SubscriptionCluster` target, which depends on this one).
+    package var cluster: (any ClusterLink)? {
+        didSet { isClustered = cluster != nil }
+    }
+    /// True with a ``cluster`` link: the handlers check it before calling the server's cluster methods (a call on the
+    /// server through a command's context costs a retain and a release, which the allocation guard counts).
+    private(set) var isClustered = false
 
     private var listeners: [Listener] = []
     /// The TLS context new connections on `tls://` listeners get (nil without them); a reload replaces it.
@@ -353,6 +361,7 @@ public final class Server: @unchecked Sendable {
 
 extension Server: SessionOwner {
     func sessionStoppedServing(_ session: Session) {
+        clusterSessionLeaves(session)
         center.removeAll(session)
     }
 
@@ -375,6 +384,7 @@ extension Server: SessionOwner {
     /// Out of the center, out of the table, descriptor released, counted under its reason.
     func sessionClosed(_ session: Session, reason: CloseReason) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
+        clusterSessionLeaves(session)
         center.removeAll(session)
         session.tearDown()
         stats.closed[reason, default: 0] += 1

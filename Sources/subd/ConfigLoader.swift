@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import Logging
+import SubscriptionCluster
 import SubscriptionServer
 import SubscriptionState
 import SystemPackage
@@ -17,6 +18,8 @@ struct ConfigLoader {
         var logLevel: Logger.Level
         /// The file that was read, if any.
         var file: String?
+        /// The `cluster:` block (``ClusterConfig``); nil on a single node.
+        var cluster: ClusterSettings?
     }
 
     /// The file read when `--config` is not given (only if it exists).
@@ -56,20 +59,24 @@ struct ConfigLoader {
             text = nil
         }
         var users: [UserAccount] = []
+        var cluster: ClusterSettings?
         // A document of comments only (every key left at its default) has nothing for the file provider to read.
         if let text, let document = try Self.checkedDocument(of: text) {
             users = try UsersConfig.accounts(in: document)
+            cluster = try ClusterConfig.settings(in: document)
             do {
-                if document["users"] == nil {
+                if document["users"] == nil && document["cluster"] == nil {
                     providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
                 } else {
-                    providers.append(try DocumentProvider(document, without: "users", name: file))
+                    providers.append(try DocumentProvider(document, without: ["users", "cluster"], name: file))
                 }
             } catch {
                 throw ConfigurationError(key: "--config", problem: "cannot read '\(file)': \(error)")
             }
         }
-        return try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file, users: users)
+        var loaded = try ConfigLoader(reader: ConfigReader(providers: providers)).settings(file: file, users: users)
+        loaded.cluster = cluster
+        return loaded
     }
 
     /// Every key subd reads, as written in the YAML file.
@@ -80,6 +87,7 @@ struct ConfigLoader {
         "auth_failure_delay",
         "sys_interval",
         "metrics_listen", "metrics_top_numbers", "state_dir", "fsync", "users", "tls_cert", "tls_key", "tls_client_ca",
+        "cluster",
     ]
 
     /// The prefix of a `listen` entry served with TLS: `tls://HOST:PORT`.
@@ -223,14 +231,15 @@ struct ConfigLoader {
     }
 }
 
-/// The config document without a key swift-configuration's YAML reader refuses (`users:`, a list of mappings, which
-/// ``UsersConfig`` reads), as a provider: the rest is written back as YAML and read by that reader.
+/// The config document without the keys read by hand (`users:`, a list of mappings, which ``UsersConfig`` reads and
+/// swift-configuration's YAML reader refuses; `cluster:`, which ``ClusterConfig`` reads), as a provider: the rest is
+/// written back as YAML and read by that reader.
 private struct DocumentProvider: ConfigProvider {
     private let document: YAMLSnapshot
 
-    /// `document` without its `key`, named `name` (the file) in swift-configuration's errors.
-    init(_ document: Node.Mapping, without key: String, name: String) throws {
-        let rest = Node.Mapping(document.filter { $0.key.string != key }.map { ($0.key, $0.value) })
+    /// `document` without its `keys`, named `name` (the file) in swift-configuration's errors.
+    init(_ document: Node.Mapping, without keys: Set<String>, name: String) throws {
+        let rest = Node.Mapping(document.filter { !keys.contains($0.key.string ?? "") }.map { ($0.key, $0.value) })
         let text = try Yams.serialize(node: .mapping(rest), allowUnicode: true)
         let bytes = Array(text.utf8)
         self.document = try YAMLSnapshot(data: bytes.span.bytes, providerName: name, parsingOptions: .default)

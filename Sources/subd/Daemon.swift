@@ -3,6 +3,7 @@ import Glibc
 #endif
 import Dispatch
 import Logging
+import SubscriptionCluster
 import SubscriptionServer
 
 /// Runs the server as a systemd service: signals in, readiness, status, reloads and watchdog pings out, exit
@@ -26,6 +27,8 @@ final class Daemon: @unchecked Sendable {
     private let arguments: DaemonArguments
     private let logLevel: LogLevelSwitch
     private let inherited: [InheritedSocket]
+    /// The cluster bridge with `cluster:`; started once the server serves, stopped after the drain.
+    private let cluster: ClusterBridge?
     private let notifier = SystemdNotifier()
     /// Owns the state below (signals, reloads, the stop).
     private let queue = DispatchQueue(label: "subd.signals")
@@ -43,11 +46,13 @@ final class Daemon: @unchecked Sendable {
     private var statusLine = StatusLine()
 
     /// `signals` must have been made at the very start of the process, so no signal is missed. `arguments` are
-    /// read again on each reload; `inherited` are the sockets systemd passed in (empty: bind the configured ones).
+    /// read again on each reload; `inherited` are the sockets systemd passed in (empty: bind the configured ones);
+    /// `cluster` is the bridge to the other nodes with `cluster:`.
     init(
         server: Server, logger: Logger, signals: SignalPipe, arguments: DaemonArguments, logLevel: LogLevelSwitch,
-        inherited: [InheritedSocket]
+        inherited: [InheritedSocket], cluster: ClusterBridge? = nil
     ) {
+        self.cluster = cluster
         self.server = server
         self.logger = logger
         self.signals = signals
@@ -64,6 +69,7 @@ final class Daemon: @unchecked Sendable {
         let addresses: [ListenAddress]
         do {
             addresses = try server.start(inheritedDescriptors: inherited.map(\.fd))
+            try cluster?.start()
         } catch {
             notifier.status("cannot start: \(error)")
             throw error
@@ -108,6 +114,7 @@ final class Daemon: @unchecked Sendable {
         logger.info("signal \(number == SIGTERM ? "SIGTERM" : "SIGINT"): draining connections")
         notifier.stopping(status: "stopping: draining \(StatusLine.count(connections, "connection"))")
         server.shutdown { [self] in
+            cluster?.stop()
             queue.async {
                 self.logger.info("stopped")
                 self.drained = true
@@ -150,6 +157,9 @@ final class Daemon: @unchecked Sendable {
                 } else {
                     logger.warning("reload: \(key) changed; not used while serving the sockets systemd passed in")
                 }
+            }
+            if loaded.cluster != cluster?.settings {
+                logger.warning("reload: cluster changed; the node keeps the cluster settings it started with until subd restarts")
             }
             var metadata: Logger.Metadata = ["log_level": "\(loaded.logLevel)"]
             if !outcome.createdNumbers.isEmpty {

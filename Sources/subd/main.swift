@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Logging
+import SubscriptionCluster
 import SubscriptionServer
 
 // subd: the subscription service center as a daemon. See README.md and `subd --help`.
@@ -62,9 +63,12 @@ if descriptors > 0 && descriptors < UInt64(loaded.server.maxConnections) + 64 {
 do {
     let inherited = try SocketActivation.inheritedSockets()
     let server = Server(configuration: loaded.server, logger: logger)
+    // With `cluster:` only: the bridge to the other nodes (docs/CLUSTER.md), started once the server serves.
+    let bridge = loaded.cluster.map { ClusterBridge(server: server, settings: $0, logger: logger) }
+    server.cluster = bridge
     let daemon = Daemon(
         server: server, logger: logger, signals: signals, arguments: arguments, logLevel: logLevel,
-        inherited: inherited
+        inherited: inherited, cluster: bridge
     )
     try await daemon.run()
     exit(0)

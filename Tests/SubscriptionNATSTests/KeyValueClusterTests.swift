@@ -1,3 +1,4 @@
+import TestSupport
 import XCTest
 
 @testable import SubscriptionNATS
@@ -5,15 +6,8 @@ import XCTest
 /// A replicated bucket (R3) in a three-server JetStream cluster, as the cluster bridge will use it.
 final class KeyValueClusterTests: NATSTestCase {
     func testAReplicatedBucketIsWatchedOnAnotherServerWithEveryWriteOnceInOrder() async throws {
-        // A JetStream cluster wants every server's routes configured: choose the route ports first.
-        let ports = try (0..<3).map { _ in try freeLoopbackPort() }
-        let routes = ports.map { "nats-route://127.0.0.1:\($0)" }
-        let servers = try (0..<3).map { index in
-            try startServer(.init(
-                name: "n\(index + 1)", monitoring: true, jetStream: true, clusterRoutes: routes, clusterPort: ports[index]))
-        }
+        let servers = try startJetStreamCluster()
         let (n1, n2, n3) = (servers[0], servers[1], servers[2])
-        for server in servers { try server.waitForJetStream() }
         let writer = try connectedClient([n1.address], label: "writer")
         let watching = try connectedClient([n3.address], label: "watching")
         let reader = try connectedClient([n2.address], label: "reader")

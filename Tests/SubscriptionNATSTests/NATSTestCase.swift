@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Logging
+import TestSupport
 import XCTest
 
 @testable import SubscriptionNATS
@@ -14,7 +15,7 @@ class NATSTestCase: XCTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        _ = try NATSServerProcess.binary()
+        guard NATSServerProcess.binary() != nil else { throw XCTSkip(NATSServerProcess.notInstalled) }
         directory = NSTemporaryDirectory() + "subd-nats-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
@@ -33,6 +34,12 @@ class NATSTestCase: XCTestCase {
         let server = try NATSServerProcess(configuration, directory: directory)
         servers.append(server)
         return server
+    }
+
+    /// Starts three servers clustered with JetStream and monitoring (``NATSServerProcess/startCluster(count:directory:keep:)``),
+    /// kept for the tear-down.
+    func startJetStreamCluster() throws -> [NATSServerProcess] {
+        try NATSServerProcess.startCluster(directory: directory) { servers.append($0) }
     }
 
     /// A client of ours, on its own serial queue (the way subd's loop queue would be passed in), with its status

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 
 /// The server's side of one NATS connection, played by a test over a real loopback socket: for what a real

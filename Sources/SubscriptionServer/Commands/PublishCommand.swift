@@ -5,10 +5,13 @@ import SubscriptionWire
 /// `PUB` and `SEND`: the center fans the publication out, made (its `MSG` frame encoded once) as soon as one
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
 /// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
-/// reply is how many sessions it was queued for.
+/// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
+/// the other nodes (docs/CLUSTER.md), after the local fan-out; the reply still counts this node's sessions only
+/// (`ack: local`). A number this node does not know is looked up in the shared bucket first
+/// (``Server/lookUpInCluster(_:for:notFound:retry:)``; `lookUp: false` is the run after that lookup).
 enum PublishCommand {
     static func run(
-        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext, lookUp: Bool = true
     ) throws(ProtocolError) -> Reply {
         // The server is taken from the context once: each `context.server.…` access retained and released it.
         let server = context.server
@@ -25,6 +28,17 @@ enum PublishCommand {
                 }
             }
         } catch {
+            if case .notFound = error, lookUp, server.cluster != nil {
+                let kept = ArraySlice(Array(payload))
+                if let later = server.lookUpInCluster(
+                    number, for: context.session, notFound: ProtocolError(error),
+                    retry: { context throws(ProtocolError) in
+                        try run(number, payload: kept, info: info, context, lookUp: false)
+                    })
+                {
+                    return later
+                }
+            }
             throw ProtocolError(error)
         }
         server.stats.messagesPublished += 1
@@ -32,6 +46,8 @@ enum PublishCommand {
         server.numberCounters.published(to: number)
         if let retainedRevision {
             server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
+        } else if let cluster = server.cluster {
+            cluster.published(to: number, sender: sender, info: info, payload: payload)
         }
         return .count(receivers)
     }

@@ -7,8 +7,11 @@ import SubscriptionProtocol
 /// it answers `-ERR LIMIT` and subscribes nothing (rather than cutting the session off as a slow consumer for
 /// asking).
 enum SubscribeCommand {
+    ///
+    /// With `cluster:`, an exact number this node does not know is looked up in the shared bucket first
+    /// (``Server/lookUpInCluster(_:for:notFound:retry:)``); `lookUp: false` is the run after that lookup.
     static func run(
-        _ pattern: String, from: String?, group: String?, _ context: CommandContext
+        _ pattern: String, from: String?, group: String?, _ context: CommandContext, lookUp: Bool = true
     ) throws(ProtocolError) -> Reply {
         let values = context.center.retainedValues(matching: pattern, from: from).compactMap(\.slot.value)
         if !values.isEmpty {
@@ -20,9 +23,22 @@ enum SubscribeCommand {
                         + "(\(session.maxPending)) lets this session queue; subscribe to a narrower pattern")
             }
         }
-        try context.inCenter { center throws(CenterError) in
-            try center.add(context.session, to: pattern, from: from, group: group)
+        let isNew: Bool
+        do {
+            isNew = try context.center.add(context.session, to: pattern, from: from, group: group)
+        } catch {
+            if case .notFound = error, lookUp, let later = context.server.lookUpInCluster(
+                pattern, for: context.session, notFound: ProtocolError(error),
+                retry: { context throws(ProtocolError) in
+                    try run(pattern, from: from, group: group, context, lookUp: false)
+                })
+            {
+                return later
+            }
+            throw ProtocolError(error)
         }
+        // A stored flag read through the context costs nothing; a call on the server would retain and release it.
+        if isNew && context.server.isClustered { context.server.clusterInterestAdded(pattern) }
         for value in values { context.session.push(value) }
         return .ok()
     }

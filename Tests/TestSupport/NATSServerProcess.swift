@@ -1,55 +1,77 @@
 import Foundation
-import XCTest
 
 /// A real `nats-server` started for a test: its configuration file and log in the test's directory, its ports
 /// read back from its log (it binds free ones itself: `-1` in the configuration), killed by the test's tear-down
-/// whatever happens.
-final class NATSServerProcess: @unchecked Sendable {
+/// whatever happens. Shared by the NATS client's tests and the cluster bridge's integration tests.
+public final class NATSServerProcess: @unchecked Sendable {
     /// What to put in the configuration.
-    struct Configuration {
+    public struct Configuration {
         /// `server_name`.
-        var name = "n1"
+        public var name = "n1"
         /// The client port; nil: a free one (`-1`).
-        var port: Int?
+        public var port: Int?
         /// Start the monitoring endpoint (`http`) on a free port.
-        var monitoring = false
+        public var monitoring = false
         /// `authorization { token }`.
-        var token: String?
+        public var token: String?
         /// `authorization { user, password }`.
-        var user: (name: String, password: String)?
+        public var user: (name: String, password: String)?
         /// `max_payload`.
-        var maxPayload: Int?
+        public var maxPayload: Int?
         /// Enable JetStream with a store under the test's directory and small limits.
-        var jetStream = false
+        public var jetStream = false
         /// Join a cluster: the route URLs to other servers (empty: the first server of a cluster).
-        var clusterRoutes: [String]?
+        public var clusterRoutes: [String]?
         /// The cluster (route) port; nil: a free one (`-1`). A JetStream cluster needs every server's routes
         /// configured, so its ports are chosen first (``freeLoopbackPort()``).
-        var clusterPort: Int?
+        public var clusterPort: Int?
+
+        /// A configuration; every field as documented above.
+        public init(
+            name: String = "n1", port: Int? = nil, monitoring: Bool = false, token: String? = nil,
+            user: (name: String, password: String)? = nil, maxPayload: Int? = nil, jetStream: Bool = false,
+            clusterRoutes: [String]? = nil, clusterPort: Int? = nil
+        ) {
+            self.name = name
+            self.port = port
+            self.monitoring = monitoring
+            self.token = token
+            self.user = user
+            self.maxPayload = maxPayload
+            self.jetStream = jetStream
+            self.clusterRoutes = clusterRoutes
+            self.clusterPort = clusterPort
+        }
     }
 
-    let configuration: Configuration
-    let process = Process()
-    let logPath: String
+    /// What it was started with.
+    public let configuration: Configuration
+    /// The process.
+    public let process = Process()
+    /// Its log (stderr).
+    public let logPath: String
     /// The client port it listens on.
-    private(set) var port = 0
+    public private(set) var port = 0
     /// The monitoring port, with ``Configuration/monitoring``.
-    private(set) var monitorPort: Int?
+    public private(set) var monitorPort: Int?
     /// The cluster (route) port, in a cluster.
-    private(set) var routePort: Int?
+    public private(set) var routePort: Int?
 
-    /// The binary: `$NATS_SERVER`, else the first `nats-server` found in the usual places.
-    static func binary() throws -> String {
+    /// Why a test that needs `nats-server` is skipped (tests throw `XCTSkip(NATSServerProcess.notInstalled)`).
+    public static let notInstalled = "nats-server is not installed (`make deps-test` installs Debian's)"
+
+    /// The binary: `$NATS_SERVER`, else the first `nats-server` found in the usual places; nil when there is none.
+    public static func binary() -> String? {
         if let path = ProcessInfo.processInfo.environment["NATS_SERVER"] { return path }
         for directory in ["/usr/sbin", "/usr/bin", "/usr/local/bin", "/usr/local/sbin"] {
             let path = directory + "/nats-server"
             if FileManager.default.isExecutableFile(atPath: path) { return path }
         }
-        throw XCTSkip("nats-server is not installed (`make deps-test` installs Debian's)")
+        return nil
     }
 
     /// Starts a server in `directory` and waits until it is ready (its ports are in its log).
-    init(_ configuration: Configuration, directory: String) throws {
+    public init(_ configuration: Configuration, directory: String) throws {
         self.configuration = configuration
         let base = directory + "/" + configuration.name
         try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
@@ -57,7 +79,8 @@ final class NATSServerProcess: @unchecked Sendable {
         logPath = base + "/server.log"
         try Self.text(configuration, store: base + "/js").write(toFile: configPath, atomically: true, encoding: .utf8)
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: try Self.binary())
+        guard let binary = Self.binary() else { throw HarnessFailure(Self.notInstalled) }
+        process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["-c", configPath]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -91,23 +114,21 @@ final class NATSServerProcess: @unchecked Sendable {
     }
 
     /// The server's log so far.
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
-    /// Waits for `Server is ready` and every listener's line, and reads the ports from the log. (The route listener's
-    /// line may come after `Server is ready`: a fresh-clone run read the log between the two and failed.)
+    /// Waits for `Server is ready` and every port line it needs in the log, and reads the ports. (The route listener's
+    /// line may come after `Server is ready`: reading it at once failed a cluster test now and then.)
     private func waitForReady() throws {
         let deadline = Date().addingTimeInterval(10)
-        var markers = ["Server is ready", "Listening for client connections on "]
-        if configuration.monitoring { markers.append("Starting http monitor on ") }
-        if configuration.clusterRoutes != nil { markers.append("Listening for route connections on ") }
+        var markers = ["Server is ready", Self.clientMarker]
+        if configuration.monitoring { markers.append(Self.monitorMarker) }
+        if configuration.clusterRoutes != nil { markers.append(Self.routeMarker) }
         while Date() < deadline {
             let log = self.log
-            if markers.allSatisfy({ log.contains($0) }) {
-                port = try Self.port(after: "Listening for client connections on ", in: log)
-                if configuration.monitoring { monitorPort = try Self.port(after: "Starting http monitor on ", in: log) }
-                if configuration.clusterRoutes != nil {
-                    routePort = try Self.port(after: "Listening for route connections on ", in: log)
-                }
+            if markers.allSatisfy(log.contains) {
+                port = try Self.port(after: Self.clientMarker, in: log)
+                if configuration.monitoring { monitorPort = try Self.port(after: Self.monitorMarker, in: log) }
+                if configuration.clusterRoutes != nil { routePort = try Self.port(after: Self.routeMarker, in: log) }
                 return
             }
             guard process.isRunning else { throw HarnessFailure("nats-server exited: \(log)") }
@@ -115,6 +136,10 @@ final class NATSServerProcess: @unchecked Sendable {
         }
         throw HarnessFailure("nats-server not ready in 10 s: \(log)")
     }
+
+    private static let clientMarker = "Listening for client connections on "
+    private static let monitorMarker = "Starting http monitor on "
+    private static let routeMarker = "Listening for route connections on "
 
     private static func port(after marker: String, in log: String) throws -> Int {
         guard let range = log.range(of: marker, options: .backwards) else {
@@ -128,13 +153,13 @@ final class NATSServerProcess: @unchecked Sendable {
     }
 
     /// `127.0.0.1:<client port>`.
-    var address: String { "127.0.0.1:\(port)" }
+    public var address: String { "127.0.0.1:\(port)" }
 
     /// `nats-route://127.0.0.1:<route port>`.
-    var routeURL: String { "nats-route://127.0.0.1:\(routePort ?? 0)" }
+    public var routeURL: String { "nats-route://127.0.0.1:\(routePort ?? 0)" }
 
     /// Kills it (SIGKILL) and waits for it to exit.
-    func kill() {
+    public func kill() {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -142,7 +167,7 @@ final class NATSServerProcess: @unchecked Sendable {
 
     /// Polls `GET /healthz?js-enabled-only=true` on the monitoring port until it answers `ok` (JetStream is
     /// up), for at most `timeout` seconds.
-    func waitForJetStream(timeout: TimeInterval = 20) throws {
+    public func waitForJetStream(timeout: TimeInterval = 20) throws {
         guard let monitorPort else { throw HarnessFailure("no monitoring port") }
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
@@ -158,13 +183,15 @@ final class NATSServerProcess: @unchecked Sendable {
 }
 
 /// A failure of the test harness (not of the code under test).
-struct HarnessFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+public struct HarnessFailure: Error, CustomStringConvertible {
+    /// What failed.
+    public var description: String
+    /// A failure described by `description`.
+    public init(_ description: String) { self.description = description }
 }
 
 /// A TCP port on 127.0.0.1 that was just bound and closed, so nothing listens on it (until someone binds it).
-func freeLoopbackPort() throws -> Int {
+public func freeLoopbackPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw HarnessFailure("socket") }
     defer { close(fd) }
@@ -180,7 +207,7 @@ func freeLoopbackPort() throws -> Int {
 }
 
 /// A minimal HTTP/1.0 GET over a loopback socket; the response's body.
-func httpGet(port: Int, path: String) throws -> String {
+public func httpGet(port: Int, path: String) throws -> String {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw HarnessFailure("socket") }
     defer { close(fd) }
@@ -205,4 +232,47 @@ func httpGet(port: Int, path: String) throws -> String {
     }
     let text = String(decoding: response, as: UTF8.self)
     return text.components(separatedBy: "\r\n\r\n").dropFirst().joined(separator: "\r\n\r\n")
+}
+
+extension NATSServerProcess {
+    /// Starts `count` servers joined in one cluster with JetStream and monitoring (server names `n1`, `n2`, ...), and
+    /// waits until JetStream is up on each. A JetStream cluster wants every server's routes configured, so the route
+    /// ports are chosen first. Each server is handed to `keep` as soon as it runs (for the caller's tear-down), so
+    /// none is left behind when a later one fails.
+    public static func startCluster(
+        count: Int = 3, directory: String, keep: (NATSServerProcess) -> Void
+    ) throws -> [NATSServerProcess] {
+        let ports = try (0..<count).map { _ in try freeLoopbackPort() }
+        let routes = ports.map { "nats-route://127.0.0.1:\($0)" }
+        var servers: [NATSServerProcess] = []
+        for index in 0..<count {
+            let server = try NATSServerProcess(
+                Configuration(
+                    name: "n\(index + 1)", monitoring: true, jetStream: true, clusterRoutes: routes,
+                    clusterPort: ports[index]),
+                directory: directory)
+            keep(server)
+            servers.append(server)
+        }
+        for server in servers { try server.waitForJetStream() }
+        return servers
+    }
+
+    /// The monitoring endpoint's JSON at `path` (e.g. `/connz?subs=1`), parsed.
+    public func monitoring(_ path: String) throws -> [String: Any] {
+        guard let monitorPort else { throw HarnessFailure("no monitoring port") }
+        let body = try httpGet(port: monitorPort, path: path)
+        guard let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] else {
+            throw HarnessFailure("\(path) is not a JSON object: \(body)")
+        }
+        return object
+    }
+
+    /// The subjects the client connection named `name` subscribes to on this server (from `/connz?subs=1`); nil when
+    /// no connection of that name is here.
+    public func subscriptions(ofConnectionNamed name: String) throws -> [String]? {
+        let connections = try monitoring("/connz?subs=1")["connections"] as? [[String: Any]] ?? []
+        guard let connection = connections.first(where: { $0["name"] as? String == name }) else { return nil }
+        return connection["subscriptions_list"] as? [String] ?? []
+    }
 }

@@ -1,0 +1,58 @@
+import SubscriptionNATS
+import SubscriptionWire
+
+/// How a publication travels between nodes (docs/CLUSTER.md, "Subjects and headers"): on subject `subd.m.<number>`,
+/// with headers `Subd-Id: <origin> <counter>`, `Subd-From: <sender>` when the publisher named itself, and
+/// `Subd-Info: k=v k2=v2` (the info pairs, in their order) when it gave any. The one place these are written and read.
+enum BridgeHeaders {
+    /// The subject prefix of publications.
+    static let subjectPrefix = "subd.m."
+    /// The origin node's id and its counter.
+    static let id = "Subd-Id"
+    /// The publisher's name.
+    static let from = "Subd-From"
+    /// The info pairs.
+    static let info = "Subd-Info"
+
+    /// The NATS subject of a number or pattern.
+    static func subject(of name: String) -> String { subjectPrefix + name }
+
+    /// The number a publication's subject names; nil for a subject that is not a publication's.
+    static func number(ofSubject subject: String) -> String? {
+        guard subject.hasPrefix(subjectPrefix) else { return nil }
+        let number = String(subject.dropFirst(subjectPrefix.count))
+        return number.isEmpty ? nil : number
+    }
+
+    /// The headers of a publication.
+    static func encode(origin: String, counter: UInt64, sender: String?, info: [InfoPair]) -> NATSHeaders {
+        var headers = NATSHeaders()
+        headers.append(id, "\(origin) \(counter)")
+        if let sender { headers.append(from, sender) }
+        if !info.isEmpty { headers.append(self.info, info.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
+        return headers
+    }
+
+    /// What a publication's headers say; nil when they are not a node's (no valid `Subd-Id`, or pairs that break
+    /// the wire's rules).
+    static func decode(_ headers: NATSHeaders?) -> (origin: String, counter: UInt64, sender: String?, info: [InfoPair])? {
+        guard let headers, let idText = headers[id] else { return nil }
+        let parts = idText.split(separator: " ")
+        guard parts.count == 2, let counter = UInt64(parts[1]) else { return nil }
+        var pairs: [InfoPair] = []
+        if let text = headers[info] {
+            for word in text.split(separator: " ") {
+                guard let equals = word.firstIndex(of: "=") else { return nil }
+                pairs.append(InfoPair(key: String(word[..<equals]), value: String(word[word.index(after: equals)...])))
+            }
+            do {
+                try InfoPair.check(pairs)
+            } catch {
+                return nil
+            }
+        }
+        let sender = headers[from]
+        if let sender, (try? ClientName.check(sender)) == nil { return nil }
+        return (String(parts[0]), counter, sender, pairs)
+    }
+}

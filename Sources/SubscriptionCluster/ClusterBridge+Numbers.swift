@@ -1,0 +1,166 @@
+import Dispatch
+import SubscriptionNATS
+import SubscriptionProtocol
+
+/// The shared numbers (docs/CLUSTER.md, "CREATE/REMOVE"): the bucket `subd_numbers` holds every number of the
+/// cluster (key = number, value = `plain`); `CREATE` is a bucket create, `REMOVE` a delete at the revision read
+/// before, and every node's watch applies each stored change to its own center.
+///
+/// While NATS or the bucket cannot be reached, `CREATE` and `REMOVE` answer `-ERR LIMIT` and change nothing; `PUB`,
+/// `SUB` and delivery go on with the numbers this node knows.
+extension ClusterBridge {
+    /// Makes the bucket (or finds it), then watches it; tried again until it works (JetStream elects its leader in
+    /// seconds after the NATS servers start).
+    func openBucketIfNeeded() {
+        guard bucket == nil, !isOpeningBucket, client.isConnected else { return }
+        isOpeningBucket = true
+        let configuration = KeyValueConfiguration(bucket: Self.numbersBucket, replicas: settings.bucketReplicas)
+        KeyValueBucket.create(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
+            switch result {
+            case .success(let made):
+                bucketOpened(made)
+            case .failure(.streamNameInUse):
+                // Made by another node with other settings (its replicas): use it as it is.
+                KeyValueBucket.open(Self.numbersBucket, client: client, timeout: Self.bucketTimeout) { [self] opened in
+                    switch opened {
+                    case .success(let found): bucketOpened(found)
+                    case .failure(let error): bucketFailed(error)
+                    }
+                }
+            case .failure(let error):
+                bucketFailed(error)
+            }
+        }
+    }
+
+    private func bucketFailed(_ error: JetStreamError) {
+        isOpeningBucket = false
+        logger.debug("cluster: the numbers bucket is not available yet: \(error)")
+        server.queue.asyncAfter(deadline: .now() + Self.bucketRetry) { [self] in openBucketIfNeeded() }
+    }
+
+    private func bucketOpened(_ opened: KeyValueBucket) {
+        isOpeningBucket = false
+        do {
+            watcher = try KeyValueWatcher(bucket: opened) { [self] event in watched(event) }
+        } catch {
+            bucketFailed(error)
+            return
+        }
+        bucket = opened
+        logger.info("cluster: numbers bucket \(Self.numbersBucket) open")
+        // The numbers `numbers:` makes at start exist in the whole cluster.
+        for number in server.configuredNumbers {
+            opened.create(number, Self.plainValue) { [self] result in
+                switch result {
+                case .success, .failure(.wrongLastSequence): break
+                case .failure(let error): logger.warning("cluster: cannot share the configured number \(number): \(error)")
+                }
+            }
+        }
+    }
+
+    /// A change stored in the bucket, here or on another node.
+    private func watched(_ event: KeyValueWatchEvent) {
+        switch event {
+        case .entry(let entry):
+            if entry.operation == .put {
+                server.applyClusterCreate(entry.key)
+            } else {
+                let told = server.applyClusterRemove(entry.key)
+                if let before = removing[entry.key] { removing[entry.key] = before + told }
+            }
+            scheduleTurnEnd()
+        case .caughtUp:
+            logger.info("cluster: numbers caught up with the bucket")
+        case .loadFailed(let error):
+            logger.warning("cluster: loading the numbers bucket failed (tried again): \(error)")
+        }
+    }
+
+    /// The value a number has in the bucket.
+    static let plainValue = Array("plain".utf8)
+
+    /// The bucket, when it is open and NATS is connected; else the error to answer.
+    private func reachableBucket() -> Result<KeyValueBucket, ProtocolError> {
+        guard client.isConnected else { return .failure(Self.unavailable("not connected to NATS")) }
+        guard let bucket else { return .failure(Self.unavailable("the numbers bucket is not open yet")) }
+        return .success(bucket)
+    }
+
+    /// `-ERR LIMIT the cluster state is unavailable (<why>)`.
+    static func unavailable(_ why: String) -> ProtocolError {
+        ProtocolError(.limit, "the cluster state is unavailable (\(why)); nothing was changed, try again")
+    }
+
+    /// A bucket create (expected revision 0, decided by the bucket's leader); the number then exists here too.
+    public func create(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void) {
+        let bucket: KeyValueBucket
+        switch reachableBucket() {
+        case .success(let open): bucket = open
+        case .failure(let error): return completion(.failure(error))
+        }
+        bucket.create(number, Self.plainValue) { [self] result in
+            switch result {
+            case .success:
+                server.applyClusterCreate(number)
+                completion(.success(true))
+            case .failure(.wrongLastSequence):
+                server.applyClusterCreate(number)
+                completion(.success(false))
+            case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+            }
+        }
+    }
+
+    /// The bucket's latest entry for `number`, through its leader; a number it has is created here.
+    public func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void) {
+        let bucket: KeyValueBucket
+        switch reachableBucket() {
+        case .success(let open): bucket = open
+        case .failure(let error): return completion(.failure(error))
+        }
+        bucket.getLatest(number) { [self] latest in
+            switch latest {
+            case .success(.some):
+                server.applyClusterCreate(number)
+                completion(.success(true))
+            case .success(nil): completion(.success(false))
+            case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+            }
+        }
+    }
+
+    /// A delete at the revision read just before; the number then goes here too, its exact subscribers told `GONE`.
+    public func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void) {
+        let bucket: KeyValueBucket
+        switch reachableBucket() {
+        case .success(let open): bucket = open
+        case .failure(let error): return completion(.failure(error))
+        }
+        removing[number] = removing[number] ?? 0
+        // Whoever removed it here first (this answer or the watch), the subscribers told here are counted once.
+        let finish: @Sendable (Result<Int, ProtocolError>) -> Void = { [self] result in
+            let toldByWatch = removing.removeValue(forKey: number) ?? 0
+            completion(result.map { _ in toldByWatch + server.applyClusterRemove(number) })
+        }
+        bucket.getLatest(number) { latest in
+            switch latest {
+            case .failure(let error):
+                finish(.failure(Self.unavailable("\(error)")))
+            case .success(nil):
+                finish(.failure(ProtocolError(.notFound, "no subscription number '\(number)' (CREATE it first)")))
+            case .success(let entry?):
+                // At the revision read: a number created again meanwhile is not removed.
+                bucket.delete(number, expectedRevision: entry.revision) { deleted in
+                    switch deleted {
+                    case .success: finish(.success(0))
+                    case .failure(.wrongLastSequence):
+                        finish(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
+                    case .failure(let error): finish(.failure(Self.unavailable("\(error)")))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,143 @@
+import Dispatch
+import Logging
+import SubscriptionNATS
+import SubscriptionServer
+
+/// Joins this subd node to the others through NATS (docs/CLUSTER.md): one ``NATSClient`` on the server's queue, the
+/// shared numbers bucket `subd_numbers` (created by the first node that finds it missing, watched by every node), and
+/// publications on `subd.m.<number>` with one upstream subscription per distinct pattern the node's sessions hold.
+///
+/// It is the server's ``ClusterLink``: the command handlers call it for `CREATE`, `REMOVE`, `PUB`/`SEND`, `SUB` and
+/// `UNSUB`; it applies what the other nodes did through the server's `applyCluster…`/`deliverFromCluster` methods.
+/// Confined to the server's queue (`@unchecked Sendable`): every callback of the client runs there.
+///
+/// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`).
+public final class ClusterBridge: ClusterLink, @unchecked Sendable {
+    /// The name of the shared numbers bucket.
+    public static let numbersBucket = "subd_numbers"
+    /// How long each bucket call may take: an attempt to make or open the bucket (JetStream without a leader does not
+    /// answer), and each call a `CREATE` or `REMOVE` makes.
+    static let bucketTimeout: Duration = .seconds(2)
+    /// How long to wait before trying again to make or open the bucket.
+    static let bucketRetry: DispatchTimeInterval = .milliseconds(500)
+
+    /// The `cluster:` settings the node started with.
+    public let settings: ClusterSettings
+    let logger: Logger
+    /// The server this bridge serves (strong: the server lives as long as the daemon, and so does its bridge).
+    let server: Server
+    /// The NATS client, on the server's queue.
+    let client: NATSClient
+    /// This start's origin id: the node's name and a random suffix, so a restarted node is a new origin.
+    let origin: String
+    /// The counter of this node's publications (`Subd-Id`).
+    var counter: UInt64 = 0
+    /// The numbers bucket, once made or opened.
+    var bucket: KeyValueBucket?
+    /// Its watcher.
+    var watcher: KeyValueWatcher?
+    /// True while a make-or-open of the bucket is under way.
+    var isOpeningBucket = false
+    /// The numbers this node is removing (its sessions' `REMOVE`s under way), with the subscribers told `GONE` here
+    /// so far: the bucket's watch may remove a number here before the bucket's answer to the delete arrives.
+    var removing: [String: Int] = [:]
+    /// Holders per pattern.
+    var interest = UpstreamInterest()
+    /// The upstream subscription of each held pattern.
+    var upstream: [String: UInt64] = [:]
+    /// The per-origin dedupe.
+    var origins = OriginCounters()
+    /// The last NATS error logged at warning, until the next connection.
+    var lastError: String?
+    /// True once an end of turn is scheduled for what arrived from NATS.
+    var isTurnEndScheduled = false
+    /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
+    var dropped: UInt64 = 0
+
+    /// A bridge for `server` with `settings`; nothing happens before ``start()``. Attach it with
+    /// `server.cluster = bridge` before the server starts.
+    public init(server: Server, settings: ClusterSettings, logger: Logger) {
+        self.server = server
+        self.settings = settings
+        self.logger = logger
+        self.client = NATSClient(queue: server.queue, logger: logger)
+        self.origin = "\(settings.node)-\(String(UInt64.random(in: 1...UInt64.max), radix: 36))"
+    }
+
+    /// Starts connecting (from any thread; it hops onto the server's queue). The node serves its own sessions at once;
+    /// `CREATE`/`REMOVE` answer `-ERR LIMIT` until the bucket is open.
+    public func start() throws {
+        try server.queue.sync {
+            client.onStatusChange = { [self] status in statusChanged(status) }
+            client.onError = { [self] error in natsFailed(error) }
+            let options = NATSClientOptions(
+                name: "subd \(settings.node)", echo: false, authentication: settings.authentication,
+                connectTimeout: .seconds(2), reconnectWait: .milliseconds(500), pingInterval: .seconds(10))
+            do {
+                try client.connect(servers: settings.servers, options: options)
+            } catch {
+                throw ConfigurationError(key: "cluster.servers", problem: "\(error)")
+            }
+        }
+        let servers = settings.servers.map(\.description).joined(separator: ", ")
+        logger.info("cluster: node \(settings.node) (origin \(origin)) joining through \(servers)")
+    }
+
+    /// Closes the NATS connection (at shutdown). On the server's queue (where the server's shutdown completion runs).
+    public func stop() {
+        dispatchPrecondition(condition: .onQueue(server.queue))
+        watcher?.stop()
+        watcher = nil
+        client.close()
+    }
+
+    /// Logs connection changes; the first connection opens the bucket.
+    private func statusChanged(_ status: NATSStatus) {
+        switch status {
+        case .connected(let address, let info):
+            lastError = nil
+            logger.info("cluster: connected to NATS at \(address)")
+            checkMaxPayload(info)
+            openBucketIfNeeded()
+        case .disconnected(let reason):
+            logger.warning(
+                "cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE answer -ERR LIMIT")
+        case .closed(let reason):
+            if let reason { logger.error("cluster: NATS client closed (\(reason))") } else { logger.info("cluster: NATS client closed") }
+        }
+    }
+
+    /// A failed attempt or an error from NATS: logged at warning once, then at debug while it repeats (a wrong
+    /// password is refused at every attempt, twice a second).
+    private func natsFailed(_ error: NATSError) {
+        let text = "\(error)"
+        if text == lastError {
+            logger.debug("cluster: NATS: \(text)")
+        } else {
+            lastError = text
+            logger.warning("cluster: NATS: \(text) (repeats are logged at debug)")
+        }
+    }
+
+    /// Room the bridge's headers may take next to a payload (`Subd-Id`, `Subd-From`, 16 info pairs at their longest).
+    static let headerAllowance = 20 * 1024
+
+    /// NATS must carry subd's largest publication with its headers; a smaller `max_payload` is a warning in the log
+    /// (the larger publications stay on this node). Designed: refusing to start; built: this check at each connect.
+    private func checkMaxPayload(_ info: NATSServerInfo) {
+        let needed = server.configuredMaxPayload + Self.headerAllowance
+        guard info.maxPayload < needed else { return }
+        logger.warning(
+            "cluster: the NATS server's max_payload (\(info.maxPayload)) is below subd's max_payload plus headers (\(needed)): larger publications reach this node's subscribers only; raise max_payload in nats-server's configuration")
+    }
+
+    /// Ends the server's turn once for everything that arrived in this turn of the queue.
+    func scheduleTurnEnd() {
+        guard !isTurnEndScheduled else { return }
+        isTurnEndScheduled = true
+        server.queue.async { [self] in
+            isTurnEndScheduled = false
+            server.endClusterTurn()
+        }
+    }
+}

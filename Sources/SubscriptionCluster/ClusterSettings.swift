@@ -1,0 +1,47 @@
+import SubscriptionNATS
+
+/// The `cluster:` block of subd's configuration (config/subd.yaml, docs/CLUSTER.md): which NATS servers to join
+/// through, as which node, and how publications are acknowledged.
+public struct ClusterSettings: Sendable, Equatable {
+    /// How `+OK <receivers>` counts a publication on a clustered node.
+    public enum AckMode: String, Sendable, Equatable, CaseIterable {
+        /// At once, with this node's receivers only (the other nodes' are not counted). The only mode built.
+        case local
+    }
+
+    /// The NATS servers to connect to (`nats://host:port`), tried in order; more are learnt from the cluster.
+    public var servers: [NATSServerAddress]
+    /// This node's name (`node`): letters, digits, `_` and `-`. Part of its origin id and of its NATS connection's
+    /// name.
+    public var node: String
+    /// Credentials for servers whose URL carries none (`user`/`password`, or `token`).
+    public var authentication: NATSAuthentication?
+    /// `ack`.
+    public var ack: AckMode
+    /// Replicas of the shared buckets when this node is the one that makes them; nil: min(3, servers listed).
+    public var replicas: Int?
+
+    /// Settings for `node` on `servers`.
+    public init(
+        servers: [NATSServerAddress], node: String, authentication: NATSAuthentication? = nil, ack: AckMode = .local,
+        replicas: Int? = nil
+    ) {
+        self.servers = servers
+        self.node = node
+        self.authentication = authentication
+        self.ack = ack
+        self.replicas = replicas
+    }
+
+    /// The replicas a bucket made by this node gets.
+    public var bucketReplicas: Int { replicas ?? min(3, max(1, servers.count)) }
+
+    /// True for a valid node name: 1 to 64 ASCII letters, digits, `_` and `-`.
+    public static func isValidNodeName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+                || byte == UInt8(ascii: "-")
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import SubscriptionCenter
+import SubscriptionProtocol
+import SubscriptionWire
+
+/// The server's side of the cluster bridge: what the handlers tell it (interest kept as the center's subscriptions
+/// change) and what it applies for the other nodes (numbers created and removed there, their publications). All on
+/// the server's queue. Nothing here runs without `cluster:` (``Server/cluster`` is nil).
+extension Server {
+    // MARK: Interest, as the center's subscriptions change
+
+    /// A session's subscription to `pattern` is new: one more holder of the pattern upstream.
+    func clusterInterestAdded(_ pattern: String) {
+        guard isClustered else { return }
+        cluster?.interestAdded(pattern)
+    }
+
+    /// A session's subscription to `pattern` ended.
+    func clusterInterestRemoved(_ pattern: String) {
+        guard isClustered else { return }
+        cluster?.interestRemoved(pattern)
+    }
+
+    /// `count` exact subscriptions to the removed `number` ended with it.
+    func clusterInterestRemoved(_ number: String, count: Int) {
+        guard let cluster else { return }
+        for _ in 0..<count { cluster.interestRemoved(number) }
+    }
+
+    /// A session leaves the center: each of its subscriptions ends. Called before the center forgets them.
+    func clusterSessionLeaves(_ session: Session) {
+        guard let cluster else { return }
+        for subscription in center.subscriptions(of: session) { cluster.interestRemoved(subscription.pattern) }
+    }
+
+    // MARK: A number this node does not know
+
+    /// With `cluster:`, a command that met `notFound` for the exact `number` asks the bucket before answering it: the
+    /// session is held, and when the bucket has the number (created on another node, not yet brought here by the
+    /// watch) the command runs again through `retry`, else `notFound` is the answer (also when the bucket cannot be
+    /// reached). Returns ``Reply/later`` when it asked, nil on a single node (the caller throws `notFound`).
+    func lookUpInCluster(
+        _ number: String, for session: Session, notFound: ProtocolError,
+        retry: @escaping @Sendable (CommandContext) throws(ProtocolError) -> Reply
+    ) -> Reply? {
+        guard let cluster else { return nil }
+        session.hold()
+        cluster.lookUp(number) { [self] result in
+            guard session.machine.phase != .closed else { return }
+            do throws(ProtocolError) {
+                guard case .success(true) = result else { throw notFound }
+                session.queue(try retry(CommandContext(session: session, server: self)))
+            } catch {
+                session.queueError(error)
+            }
+            session.release()
+            loop.endOfTurn()
+        }
+        return .later
+    }
+
+    // MARK: What the other nodes did
+
+    /// A number exists in the cluster (a create seen in the shared bucket, here or elsewhere): it exists here too,
+    /// saved with the state directory and told on `$SYS.number.created` when it is new to this node. Returns true
+    /// when it was new here. A name this node cannot hold (its `max_numbers`) is logged and skipped.
+    @discardableResult
+    package func applyClusterCreate(_ number: String) -> Bool {
+        guard !Names.isSystem(number) else { return false }
+        let created: Bool
+        do {
+            created = try center.create(number)
+            if created { try saveCreated(number, retained: false) }
+        } catch {
+            logger.warning("cannot hold a number the cluster created: \(error)", metadata: ["number": "\(number)"])
+            return false
+        }
+        if created {
+            post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain")),
+                                             ("origin", .string("cluster"))]))
+        }
+        return created
+    }
+
+    /// A number was removed in the cluster: it goes here too, its exact subscribers are told `GONE`, and they are
+    /// counted as they would be for a local `REMOVE`. Returns how many were told (0 when it was not here).
+    @discardableResult
+    package func applyClusterRemove(_ number: String) -> Int {
+        guard !Names.isSystem(number), center.contains(number) else { return 0 }
+        do {
+            try saveRemoved(number)
+            let told = try center.remove(number)
+            clusterInterestRemoved(number, count: told.count)
+            post(.numberRemoved, JSONObject([("number", .string(number)), ("subscribers_told", .integer(Int64(told.count))),
+                                             ("origin", .string("cluster"))]))
+            return told.count
+        } catch {
+            logger.warning("cannot remove a number the cluster removed: \(error)", metadata: ["number": "\(number)"])
+            return 0
+        }
+    }
+
+    /// A publication made on another node: fanned out through the center as a local one is (each session at most
+    /// once, `from=` filters applied), counted as delivered, never sent upstream again. Returns the receivers; 0 for
+    /// a number this node does not hold, for the daemon's own numbers (never bridged), and for a retained number this
+    /// node restored from its `state_dir` (retained numbers are not shared yet: their revisions stay this node's).
+    @discardableResult
+    package func deliverFromCluster(
+        to number: String, sender: String?, info: [InfoPair], payload: UnsafeRawBufferPointer
+    ) -> Int {
+        guard !Names.isSystem(number) else { return 0 }
+        if case .some(.some) = try? center.retainedSlot(of: number) { return 0 }
+        let receivers: Int
+        do {
+            receivers = try center.send(to: number, from: sender) { () -> Publication in
+                Publication.make(number: number, sender: sender, info: info, payload: payload)
+            }
+        } catch {
+            return 0
+        }
+        stats.messagesDelivered += UInt64(receivers)
+        return receivers
+    }
+
+    /// Ends the turn: the deferred `$SYS` notifications, then one flush per session that got output. The bridge calls
+    /// it after each thing it applied.
+    package func endClusterTurn() {
+        loop.endOfTurn()
+    }
+
+    /// `max_payload` in force: the bridge checks that NATS carries a publication that large.
+    package var configuredMaxPayload: Int { configuration.maxPayload }
+
+    /// The numbers `numbers:` creates at start, which the bridge creates in the shared bucket too.
+    package var configuredNumbers: [String] { configuration.numbers }
+}
