@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test tsan alloc-guard bench bench-peers fuzz fuzz-path \
+.PHONY: all deps deps-test deps-peers apt build release run test tsan cluster alloc-guard bench bench-peers fuzz fuzz-path \
 	install uninstall clean
 
 all: build
@@ -81,6 +81,12 @@ tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
 	TSAN_OPTIONS="halt_on_error=1" $(SWIFT) test --skip-build --sanitize=thread --scratch-path .build-tsan \
 		--disable-swift-testing --filter SubscriptionNotificationsTests
+
+## cluster: three clustered nats-servers with JetStream and three subd nodes on loopback (scripts/cluster.sh): prints
+## how to point subctl at each node; Ctrl-C stops them all
+cluster: release
+	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || $(MAKE) --no-print-directory apt PACKAGES="nats-server"
+	scripts/cluster.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
 ## alloc-guard: the allocation guard against a debug subd and then a release one (both as in `test`): allocation calls
 ## and Swift retain/release calls per command in steady state (PUB with 10 subscribers, PUB with none, PING,
