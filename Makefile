@@ -15,7 +15,7 @@ FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps deps-test deps-peers apt build release run test tsan cluster alloc-guard bench bench-peers fuzz fuzz-path \
-	install uninstall clean
+	install install-cluster-dropin uninstall clean
 
 all: build
 
@@ -146,6 +146,12 @@ install: release
 	"$(RELEASE_BIN)/subctl" --generate-completion-script fish > "$(DESTDIR)$(FISHCOMPDIR)/subctl.fish"
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@echo "installed; start with: systemctl enable --now subd.socket  (or subd.service)"
+
+## install-cluster-dropin: the drop-in that makes subd.service a cluster node's (after and wanting nats-server.service)
+install-cluster-dropin:
+	install -d "$(DESTDIR)$(SYSCONFDIR)/systemd/system/subd.service.d"
+	install -m 644 systemd/subd.service.d/cluster.conf "$(DESTDIR)$(SYSCONFDIR)/systemd/system/subd.service.d/cluster.conf"
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
 ## uninstall: remove what install put in place, except the config in /etc/subd/
 uninstall:

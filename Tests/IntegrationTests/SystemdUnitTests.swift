@@ -19,6 +19,24 @@ final class SystemdUnitTests: XCTestCase {
         XCTAssertEqual(result.stderr, "", "systemd-analyze verify printed to stderr\n\(result)")
     }
 
+    /// The cluster node's drop-in (systemd/subd.service.d/cluster.conf) loads with the units without a warning
+    /// (systemd-analyze reads drop-ins beside a unit given by path: a key it does not know is reported), and orders
+    /// subd after the local nats-server and pulls it in.
+    func testClusterDropInVerifiesCleanlyAndWantsNATS() throws {
+        let units = try copyUnitsWithBuiltSubd()
+        let dropIns = units.service.deletingLastPathComponent().appendingPathComponent("subd.service.d")
+        try FileManager.default.createDirectory(at: dropIns, withIntermediateDirectories: true)
+        let dropIn = repositoryUnit("subd.service.d/cluster.conf")
+        try FileManager.default.copyItem(at: dropIn, to: dropIns.appendingPathComponent("cluster.conf"))
+        let result = try runSystemdAnalyze(["verify", units.socket.path, units.service.path])
+        XCTAssertEqual(result.status, 0, "systemd-analyze verify failed\n\(result)")
+        XCTAssertEqual(result.stderr, "", "systemd-analyze verify printed to stderr\n\(result)")
+        let unit = try UnitFile(contentsOf: dropIn)
+        XCTAssertTrue(unit.values("After").joined(separator: " ").contains("nats-server.service"))
+        XCTAssertTrue(unit.values("Wants").joined(separator: " ").contains("nats-server.service"))
+        XCTAssertEqual(unit.values("BindsTo"), [], "subd must outlive a NATS restart, not stop with it")
+    }
+
     func testServiceExposureIsAtMostOnePointFive() throws {
         let units = try copyUnitsWithBuiltSubd()
         let result = try runSystemdAnalyze(["security", "--offline=yes", units.service.path])
