@@ -102,7 +102,9 @@ alloc-guard: deps-test
 ## fan-out over TLS against another (subbench --tls: subd on a tls:// listener with a throwaway certificate made by
 ## the openssl command, installed when missing; the two runs side by side give the cost of TLS), then the pipeline
 ## memory check against a third subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
-## then the idle memory check against a fourth (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed)
+## then the idle memory check against a fourth (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed),
+## then the fan-out across a local cluster (scripts/cluster-bench.sh: 3 nats-servers, 3 subd nodes; the publisher on
+## node 1, 10 subscribers on nodes 2 and 3, 200,000 x 128 B; nats-server installed when missing)
 bench: release
 	@command -v openssl >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="openssl"
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
@@ -113,6 +115,8 @@ bench: release
 		--scenario pipeline --messages 300000 --size 128 --max-rss-mib 64
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--scenario idle --connections 10000
+	@command -v nats-server >/dev/null || [ -x /usr/sbin/nats-server ] || $(MAKE) --no-print-directory apt PACKAGES="nats-server"
+	scripts/cluster-bench.sh "$$($(SWIFT) build -c release --show-bin-path)" --subscribers 10 --messages 200000 --size 128
 
 ## bench-peers: subd beside ref-relay (a minimal C relay of the protocol: this machine's limit), Redis, NATS and
 ## Mosquitto, with ../shared/bench/run-peers.sh (every scenario, medians of PEER_REPS runs); prints the table, keeps

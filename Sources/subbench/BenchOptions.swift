@@ -52,12 +52,19 @@ struct BenchOptions: Sendable {
     var tls = false
     /// With `--server` and `--tls`: the PEM file of CAs to verify the daemon with; nil for the system's trusted CAs.
     var caFile: String?
+    /// Fan-out scenario: other daemons the subscribers connect to, in turn (`--subscribers-at`, repeatable): the
+    /// nodes of a cluster, the publisher's being `--server`. Empty: every connection goes to the one daemon.
+    var subscriberServers: [(host: String, port: String)] = []
+    /// The receivers each `+OK` must count (`--expect-receivers`); nil for `--subscribers` (a cluster node with
+    /// `ack: local` counts only its own).
+    var expectedReceivers: Int?
 
     /// The help text printed by `--help` and after a usage error.
     static let usage = """
         usage: subbench [--subd PATH | --server HOST:PORT [--pid PID] [--ca FILE]] [--tls] [--scenario fan-out]
                         [--subscribers N] [--messages N] [--size BYTES] [--window N] [--number NAME] [--retain]
                         [--latency-samples N] [--timeout SECONDS]
+                        [--subscribers-at HOST:PORT]... [--expect-receivers N]
                subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario pipeline [--messages N]
                         [--size BYTES] [--number NAME] [--max-rss-mib MIB] [--timeout SECONDS]
                subbench [--subd PATH | --server HOST:PORT [--pid PID]] --scenario idle [--connections N]
@@ -87,6 +94,11 @@ struct BenchOptions: Sendable {
           --tls                  fan-out: every connection over TLS, verifying the server's certificate
           --ca FILE              with --server and --tls: the CA certificates (PEM) to verify the daemon with
                                  (default: the system's trusted CAs)
+          --subscribers-at HOST:PORT
+                                 fan-out with --server: subscribers connect to these daemons in turn (repeatable;
+                                 a cluster's other nodes); each waits for all its messages before its drain
+          --expect-receivers N   the receivers each +OK must count (default: --subscribers; 0 for a cluster node
+                                 with ack: local, which counts its own subscribers only)
           --subscribers N        fan-out: subscriber connections (default 10)
           --messages N           messages to publish (default 500000; pipeline: 300000)
           --size BYTES           payload size (default 128; pipeline: at least 10)
@@ -152,6 +164,8 @@ struct BenchOptions: Sendable {
             case "--retain": options.retained = true
             case "--tls": options.tls = true
             case "--ca": options.caFile = try value(argument)
+            case "--subscribers-at": options.subscriberServers.append(try splitHostPort(try value(argument)))
+            case "--expect-receivers": options.expectedReceivers = try count(argument, minimum: 0)
             case "--number":
                 options.number = try value(argument)
                 guard isPlainNumber(options.number) else {
@@ -209,6 +223,12 @@ struct BenchOptions: Sendable {
     private func checkTLS() throws(BenchError) {
         if tls && scenario != .fanOut {
             throw .usage("--tls goes with the fan-out scenario only, not --scenario \(scenario.rawValue)")
+        }
+        if !subscriberServers.isEmpty {
+            guard scenario == .fanOut, case .running = target else {
+                throw .usage("--subscribers-at goes with the fan-out scenario and --server (the publisher's node)")
+            }
+            guard !tls else { throw .usage("--subscribers-at does not go with --tls") }
         }
         guard caFile != nil else { return }
         guard tls else { throw .usage("--ca goes with --tls") }

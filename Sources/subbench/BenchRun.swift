@@ -86,17 +86,20 @@ struct BenchRun {
         let totalTarget = options.messages + options.latencySamples
         let publisher = try Publisher(
             endpoint: endpoint, number: options.number, size: options.size, window: options.window,
-            expectedReceivers: options.subscribers, progress: board.publisher)
+            expectedReceivers: options.expectedReceivers ?? options.subscribers, progress: board.publisher)
         try publisher.command("CREATE \(options.number)" + (options.retained ? " retain" : ""))
 
         let milestones = SubscriberMilestones()
         var subscribers: [Subscriber] = []
         // Wakes any subscriber thread still blocked in a read when the run ends early; the process exits next.
         defer { for subscriber in subscribers { subscriber.connection.shutdown() } }
+        // Subscribers go to the other nodes in turn when --subscribers-at names them, else to the one daemon.
+        let subscriberEndpoints = options.subscriberServers.map { BenchEndpoint(host: $0.host, port: $0.port, tls: nil) }
         for index in 0..<options.subscribers {
             let subscriber = try Subscriber.start(
-                index: index, endpoint: endpoint, number: options.number, throughputTarget: options.messages,
-                milestones: milestones)
+                index: index,
+                endpoint: subscriberEndpoints.isEmpty ? endpoint : subscriberEndpoints[index % subscriberEndpoints.count],
+                number: options.number, throughputTarget: options.messages, milestones: milestones)
             subscribers.append(subscriber)
             board.add(subscriber.progress)
         }
@@ -107,16 +110,20 @@ struct BenchRun {
 
         Console.out("subbench: fan-out" + (endpoint.tls == nil ? "" : " over TLS") + " 1 publisher -> "
             + "\(options.subscribers) subscribers, \(options.messages) msgs x \(options.size) B, "
-            + "window \(options.window)" + (publisher.negotiated.map { ", \($0)" } ?? ""))
+            + "window \(options.window)" + (publisher.negotiated.map { ", \($0)" } ?? "")
+            + (options.subscriberServers.isEmpty
+                ? "" : ", subscribers on \(options.subscriberServers.map { "\($0.host):\($0.port)" }.joined(separator: " and "))"))
         let start = MonotonicClock.nanoseconds()
         try publisher.publish(count: options.messages, window: options.window)
         let published = MonotonicClock.nanoseconds() - start
+        waitForRemoteDeliveries(subscribers, target: options.messages)
         drain(subscribers, until: milestones.throughputDrained)
         let lastDelivery = subscribers.map { $0.progress.throughputDoneAt.load(ordering: .relaxed) }.max() ?? 0
         let delivered = lastDelivery > start ? lastDelivery - start : published
         let deliveredCount = subscribers.reduce(0) { $0 + $1.progress.received.load(ordering: .relaxed) }
 
         let roundTrips = try publisher.roundTrips(samples: options.latencySamples).sorted()
+        waitForRemoteDeliveries(subscribers, target: totalTarget)
         drain(subscribers, until: milestones.finalDrained)
         let peak = pid.flatMap { peakResidentBytes(pid: $0) }
 
@@ -136,6 +143,23 @@ struct BenchRun {
             Console.out("subd peak RSS: not measured" + (pid == nil ? " (give --pid with --server)" : ""))
         }
         return problems(publisher: publisher.check, subscribers: subscribers, totalTarget: totalTarget)
+    }
+
+    /// With subscribers on other nodes (`--subscribers-at`), a `+PONG` from a subscriber's node does not mean that
+    /// every message published on the publisher's node has crossed the cluster yet: waits (10 s at most) until every
+    /// live subscriber counted `target` messages before the drain. A message that never comes is reported as lost
+    /// after it. Nothing to wait for on one daemon.
+    private func waitForRemoteDeliveries(_ subscribers: [Subscriber], target: Int) {
+        guard !options.subscriberServers.isEmpty else { return }
+        let deadline = MonotonicClock.nanoseconds() + 10_000_000_000
+        while MonotonicClock.nanoseconds() < deadline {
+            let waiting = subscribers.contains { subscriber in
+                subscriber.progress.failure.withLock({ $0 }) == nil
+                    && subscriber.progress.received.load(ordering: .relaxed) < target
+            }
+            if !waiting { return }
+            usleep(1_000)
+        }
     }
 
     /// Has every live subscriber send a `PING` and waits until each has its `+PONG` (or has failed).

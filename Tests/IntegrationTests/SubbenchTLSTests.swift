@@ -58,6 +58,20 @@ final class SubbenchTLSTests: XCTestCase {
         XCTAssertTrue(ca.stderr.contains("--ca goes with --tls"), ca.description)
     }
 
+    /// `--subscribers-at` (a cluster's other nodes) goes with the fan-out scenario and `--server`, not with `--tls`.
+    func testSubscribersAtNeedsServerAndFanOut() throws {
+        let subd = try BinaryLocator.executable("subd").path
+        let spawned = try subbench(["--subd", subd, "--subscribers-at", "127.0.0.1:7822"], timeout: 10)
+        XCTAssertEqual(spawned.status, 64, spawned.description)
+        XCTAssertTrue(spawned.stderr.contains("--subscribers-at goes with the fan-out scenario and --server"),
+                      spawned.description)
+        let tls = try subbench(
+            ["--server", "127.0.0.1:7821", "--tls", "--subscribers-at", "127.0.0.1:7822"], timeout: 10)
+        XCTAssertEqual(tls.status, 64, tls.description)
+        let malformed = try subbench(["--server", "127.0.0.1:7821", "--subscribers-at", "nowhere"], timeout: 10)
+        XCTAssertEqual(malformed.status, 64, malformed.description)
+    }
+
     /// Runs the real subbench (next to subd) to completion with `TMPDIR` set to the test's scratch directory.
     private func subbench(_ arguments: [String], timeout: TimeInterval) throws -> Run {
         let child = try ChildProcess(
