@@ -28,15 +28,7 @@ final class ClusterBridgeTests: IntegrationTestCase {
         natsServers = []
         let servers = try NATSServerProcess.startCluster(directory: directory) { natsServers.append($0) }
         var nodes: [Daemon] = []
-        for index in 0..<count {
-            // Its own server first, the others after it.
-            let urls = (0..<3).map { servers[(index + $0) % 3].address }.map { "\"nats://\($0)\"" }
-            var config = DaemonConfig()
-            config.extraLines = [
-                "cluster:", "  servers: [\(urls.joined(separator: ", "))]", "  node: node\(index + 1)", "  ack: local",
-            ]
-            nodes.append(try startDaemon(config))
-        }
+        for index in 0..<count { nodes.append(try startDaemon(nodeConfig(index, servers))) }
         for node in nodes {
             // The bucket is made by the first node once JetStream has its leader (seconds after the servers start).
             try eventually("\(node.server) caught up with the numbers bucket", timeout: 30) {
@@ -44,6 +36,16 @@ final class ClusterBridgeTests: IntegrationTestCase {
             }
         }
         return nodes
+    }
+
+    /// The configuration of node `index + 1`: its own NATS server first, the others after it.
+    private func nodeConfig(_ index: Int, _ servers: [NATSServerProcess]) -> DaemonConfig {
+        let urls = (0..<3).map { servers[(index + $0) % 3].address }.map { "\"nats://\($0)\"" }
+        var config = DaemonConfig()
+        config.extraLines = [
+            "cluster:", "  servers: [\(urls.joined(separator: ", "))]", "  node: node\(index + 1)", "  ack: local",
+        ]
+        return config
     }
 
     /// True once `server` (a node's own NATS server) has `count` routes that brought a subscription to `subject`
@@ -133,6 +135,43 @@ final class ClusterBridgeTests: IntegrationTestCase {
     /// A node whose NATS server dies moves to another server: its upstream subscriptions are sent again, so it
     /// receives the other nodes' publications, and once the buckets have their quorum again (2 of 3) its `CREATE`s
     /// work. Meanwhile its own sessions were served all along.
+    /// A subd node killed (SIGKILL) in the middle of a stream: its sessions are gone with it, NATS drops its upstream
+    /// interest as its connection closes, and the other nodes go on: every message published on node1 after the kill
+    /// reaches node2's subscriber once, in order. What the design promises (docs/CLUSTER.md, failure cases): a node's
+    /// sessions live and die with it; the rest of the cluster does not notice beyond the interest it loses.
+    func testASubdNodeKilledMidStreamLeavesTheOthersServed() throws {
+        let nodes = try startCluster(nodes: 2)
+        let doomed = try Daemon(config: nodeConfig(2, natsServers))
+        defer { _ = doomed.stop(signal: SIGKILL) }
+        try eventually("node3 caught up with the numbers bucket", timeout: 30) { doomed.log.contains("numbers caught up") }
+        let publisher = try connect(nodes[0], "publisher on node1")
+        let survivor = try connect(nodes[1], "subscriber on node2")
+        let victim = try LineClient.connect(port: doomed.port, label: "subscriber on node3")
+        defer { victim.close() }
+        XCTAssertEqual(try publisher.command("CREATE STREAM"), .ok("created"))
+        try subscribe(survivor, "STREAM")
+        XCTAssertEqual(try victim.command("SUB STREAM"), .ok())
+        try eventually("node2's and node3's interest reached node1's NATS server") {
+            try knows(natsServers[0], "subd.m.STREAM", count: 2)
+        }
+        for index in 0..<50 { XCTAssertEqual(try publisher.command("SEND STREAM m\(index)"), .ok("0")) }
+        for index in 0..<50 {
+            XCTAssertEqual(try survivor.nextMessage(), Message("STREAM", text: "m\(index)"))
+            XCTAssertEqual(try victim.nextMessage(), Message("STREAM", text: "m\(index)"))
+        }
+
+        _ = doomed.stop(signal: SIGKILL)
+        try eventually("NATS dropped node3's interest as its connection closed", timeout: 10) {
+            try upstream(of: "node3").isEmpty
+        }
+        for index in 50..<150 { XCTAssertEqual(try publisher.command("SEND STREAM m\(index)"), .ok("0")) }
+        for index in 50..<150 {
+            XCTAssertEqual(try survivor.nextMessage(), Message("STREAM", text: "m\(index)"), "in order, once each")
+        }
+        XCTAssertEqual(try survivor.pushesBeforePing(), [], "nothing twice")
+        XCTAssertEqual(try publisher.command("CREATE AFTER.KILL"), .ok("created"), "the bucket has its quorum")
+    }
+
     func testANodeWhoseNATSServerDiesMovesToAnotherAndGoesOn() throws {
         let nodes = try startCluster(nodes: 2)
         let publisher = try connect(nodes[0], "publisher on node1")
