@@ -22,31 +22,12 @@ extension CommandParser {
     /// Finds the next complete line, scanning only bytes not scanned before. Nil when more bytes are needed;
     /// a `TOOBIG` failure when the line is (or must become) longer than `maxLine`.
     mutating func takeLine() -> Result<LineSpan, ProtocolError>? {
-        let start = readIndex
-        let scanFrom = start + scanned
-        let end = writeIndex
-        let lf: Int? = buffer.withUnsafeBufferPointer { bytes in
-            var index = scanFrom
-            while index < end {
-                if bytes[index] == ASCII.lf { return index }
-                index += 1
-            }
-            return nil
-        }
         let maxLine = limits.maxLine
-        guard let lf else {
-            scanned = end - start
-            // maxLine bytes and a CR may still end well; anything longer cannot.
-            if scanned > maxLine + 1 || (scanned == maxLine + 1 && buffer[end - 1] != ASCII.cr) {
-                return .failure(Self.lineTooLong(maxLine))
-            }
-            return nil
+        switch ReadBuffer.nextLine(in: buffer, from: readIndex, to: writeIndex, scanned: &scanned, maxLine: maxLine) {
+        case .line(let content, let end): return .success(LineSpan(content: content, end: end))
+        case .incomplete: return nil
+        case .tooLong: return .failure(Self.lineTooLong(maxLine))
         }
-        scanned = 0
-        var contentEnd = lf
-        if contentEnd > start && buffer[contentEnd - 1] == ASCII.cr { contentEnd -= 1 }
-        if contentEnd - start > maxLine { return .failure(Self.lineTooLong(maxLine)) }
-        return .success(LineSpan(content: start..<contentEnd, end: lf + 1))
     }
 
     /// Finishes the `PUB` whose line starts at `readIndex` once its payload and the LF (or CR LF) after it

@@ -56,4 +56,45 @@ public enum ReadBuffer {
         readIndex = 0
         writeIndex = unread
     }
+
+    /// What ``nextLine(in:from:to:scanned:maxLine:)`` found.
+    public enum Line: Equatable, Sendable {
+        /// A complete line: its bytes without the LF and a CR right before it, and one past the LF.
+        case line(content: Range<Int>, end: Int)
+        /// No LF yet: more bytes are needed.
+        case incomplete
+        /// The line is (or must become) longer than `maxLine` bytes.
+        case tooLong
+    }
+
+    /// Finds the next line of `buffer[start..<end]` (a line ends in LF; one CR right before it is dropped), scanning
+    /// only the bytes after the `scanned` ones known to hold no LF, and updating `scanned` (0 once a line is found). A
+    /// line may hold `maxLine` bytes: more are ``Line/tooLong`` as soon as they are buffered without an LF (a CR that
+    /// may come right before the LF excepted).
+    @inlinable
+    public static func nextLine(in buffer: [UInt8], from start: Int, to end: Int, scanned: inout Int, maxLine: Int)
+        -> Line
+    {
+        let scanFrom = start + scanned
+        let lf: Int? = buffer.withUnsafeBufferPointer { bytes in
+            var index = scanFrom
+            // Invariant: scanFrom...end lie in the buffer (end is the parser's write index).
+            while index < end {
+                if bytes[index] == 0x0A { return index }
+                index += 1
+            }
+            return nil
+        }
+        guard let lf else {
+            scanned = end - start
+            // maxLine bytes and a CR may still end well; anything longer cannot.
+            if scanned > maxLine + 1 || (scanned == maxLine + 1 && buffer[end - 1] != 0x0D) { return .tooLong }
+            return .incomplete
+        }
+        scanned = 0
+        var contentEnd = lf
+        if contentEnd > start && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+        if contentEnd - start > maxLine { return .tooLong }
+        return .line(content: start..<contentEnd, end: lf + 1)
+    }
 }

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// A complete control line in the buffer.
 struct NATSLineSpan {
     /// The line's bytes, without LF and a CR right before it.
@@ -56,31 +58,12 @@ struct NATSArguments {
 extension NATSParser {
     /// Finds the next complete line, scanning only bytes not scanned before. Nil when more bytes are needed.
     mutating func takeLine() -> Result<NATSLineSpan, NATSProtocolError>? {
-        let start = readIndex
-        let scanFrom = start + scanned
-        let end = writeIndex
-        let lf: Int? = buffer.withUnsafeBufferPointer { bytes in
-            var index = scanFrom
-            while index < end {
-                if bytes[index] == 0x0A { return index }
-                index += 1
-            }
-            return nil
-        }
         let maxLine = limits.maxControlLine
-        guard let lf else {
-            scanned = end - start
-            // maxLine bytes and a CR may still end well; anything longer cannot.
-            if scanned > maxLine + 1 || (scanned == maxLine + 1 && buffer[end - 1] != 0x0D) {
-                return .failure(.lineTooLong(limit: maxLine))
-            }
-            return nil
+        switch ReadBuffer.nextLine(in: buffer, from: readIndex, to: writeIndex, scanned: &scanned, maxLine: maxLine) {
+        case .line(let content, let end): return .success(NATSLineSpan(content: content, end: end))
+        case .incomplete: return nil
+        case .tooLong: return .failure(.lineTooLong(limit: maxLine))
         }
-        scanned = 0
-        var contentEnd = lf
-        if contentEnd > start && buffer[contentEnd - 1] == 0x0D { contentEnd -= 1 }
-        if contentEnd - start > maxLine { return .failure(.lineTooLong(limit: maxLine)) }
-        return .success(NATSLineSpan(content: start..<contentEnd, end: lf + 1))
     }
 
     /// Parses the control line `buffer[content]`.
