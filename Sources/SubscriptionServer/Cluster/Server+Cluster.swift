@@ -10,13 +10,11 @@ extension Server {
 
     /// A session's subscription to `pattern` is new: one more holder of the pattern upstream.
     func clusterInterestAdded(_ pattern: String) {
-        guard isClustered else { return }
         cluster?.interestAdded(pattern)
     }
 
     /// A session's subscription to `pattern` ended.
     func clusterInterestRemoved(_ pattern: String) {
-        guard isClustered else { return }
         cluster?.interestRemoved(pattern)
     }
 
@@ -43,19 +41,12 @@ extension Server {
         retry: @escaping @Sendable (CommandContext) throws(ProtocolError) -> Reply
     ) -> Reply? {
         guard let cluster else { return nil }
-        session.hold()
-        cluster.lookUp(number) { [self] result in
-            guard session.machine.phase != .closed else { return }
-            do throws(ProtocolError) {
-                guard case .success(true) = result else { throw notFound }
-                session.queue(try retry(CommandContext(session: session, server: self)))
-            } catch {
-                session.queueError(error)
+        return CommandContext(session: session, server: self).replyLater { [self] answer in
+            cluster.lookUp(number) { result in
+                guard case .success(true) = result else { return answer(.failure(notFound)) }
+                answer(Result { () throws(ProtocolError) in try retry(CommandContext(session: session, server: self)) })
             }
-            session.release()
-            loop.endOfTurn()
         }
-        return .later
     }
 
     // MARK: What the other nodes did

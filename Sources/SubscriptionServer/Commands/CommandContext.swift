@@ -17,6 +17,28 @@ struct CommandContext {
     /// The configuration in force.
     var configuration: ServerConfiguration { server.configuration }
 
+    /// Answers a command later, once an asynchronous step (the cluster's bucket) has given the reply: holds the
+    /// session (its output and the commands behind wait, in order), calls `start` with the function that queues the
+    /// reply (or the error), releases the session and ends the turn. Nothing happens for a session closed meanwhile.
+    /// Returns ``Reply/later`` for the handler to return.
+    func replyLater(
+        _ start: (_ answer: @escaping @Sendable (Result<Reply, ProtocolError>) -> Void) -> Void
+    ) -> Reply {
+        let session = session
+        let server = server
+        session.hold()
+        start { result in
+            guard session.machine.phase != .closed else { return }
+            switch result {
+            case .success(let reply): session.queue(reply)
+            case .failure(let error): session.queueError(error)
+            }
+            session.release()
+            server.loop.endOfTurn()
+        }
+        return .later
+    }
+
     /// Runs a center operation, turning its error into the wire's (codes from shared/PROTOCOL.md).
     func inCenter<Result>(
         _ body: (SubscriptionCenter<Publication>) throws(CenterError) -> Result

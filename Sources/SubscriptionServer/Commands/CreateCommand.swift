@@ -1,6 +1,5 @@
 import SubscriptionCenter
 import SubscriptionProtocol
-import SubscriptionWire
 
 /// `CREATE <number> [retain]`: `+OK created`, or `+OK exists` when it was there already (it keeps its kind). With
 /// a state directory the new number is on disk before the `+OK`.
@@ -25,31 +24,16 @@ enum CreateCommand {
         return .ok(created ? "created" : "exists")
     }
 
-    /// The clustered form: the name is checked here, the bucket decides, the reply follows its answer.
+    /// The clustered form: the bucket decides, the reply follows its answer. (The parser has checked the name.)
     private static func runClustered(
         _ number: String, retained: Bool, _ cluster: any ClusterLink, _ context: CommandContext
     ) throws(ProtocolError) -> Reply {
-        do {
-            try Names.checkNumber(number)
-        } catch {
-            throw ProtocolError(.name, "invalid name '\(number)': \(error)")
-        }
         guard !retained else {
             throw ProtocolError(
                 .denied, "retained numbers are not shared between cluster nodes yet: CREATE \(number) without retain")
         }
-        let session = context.session
-        let server = context.server
-        session.hold()
-        cluster.create(number) { result in
-            guard session.machine.phase != .closed else { return }
-            switch result {
-            case .success(let created): session.queue(.ok(created ? "created" : "exists"))
-            case .failure(let error): session.queueError(error)
-            }
-            session.release()
-            server.loop.endOfTurn()
+        return context.replyLater { answer in
+            cluster.create(number) { answer($0.map { .ok($0 ? "created" : "exists") }) }
         }
-        return .later
     }
 }

@@ -1,6 +1,5 @@
 import SubscriptionCenter
 import SubscriptionProtocol
-import SubscriptionWire
 
 /// `REMOVE <number>`: every exact subscriber is told `GONE` (through the center), and the reply counts them. With a
 /// state directory the removal is on disk before the number goes.
@@ -21,18 +20,8 @@ enum RemoveCommand {
 
     /// The clustered form: the bucket removes, then this node does (the bridge counts its subscribers told).
     private static func runClustered(_ number: String, _ cluster: any ClusterLink, _ context: CommandContext) -> Reply {
-        let session = context.session
-        let server = context.server
-        session.hold()
-        cluster.remove(number) { result in
-            guard session.machine.phase != .closed else { return }
-            switch result {
-            case .success(let told): session.queue(.ok("removed \(told)"))
-            case .failure(let error): session.queueError(error)
-            }
-            session.release()
-            server.loop.endOfTurn()
+        context.replyLater { answer in
+            cluster.remove(number) { answer($0.map { .ok("removed \($0)") }) }
         }
-        return .later
     }
 }
