@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test tsan cluster alloc-guard bench bench-peers fuzz fuzz-path \
+.PHONY: all deps deps-test deps-peers apt build release run test tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -70,9 +70,7 @@ run: deps
 test: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
-	$(SWIFT) build -c release --product subd
-	SUBD_BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)" \
-		$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
+	$(MAKE) --no-print-directory alloc-guard-release
 
 ## tsan: the in-process NotificationHub's tests (every entry point, then many tasks and threads posting, observing and
 ## cancelling at once) under ThreadSanitizer, built in their own folder, .build-tsan (everything instrumented: about 3
@@ -94,6 +92,11 @@ cluster: release
 alloc-guard: deps-test
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
+	$(MAKE) --no-print-directory alloc-guard-release
+
+## alloc-guard-release: the guard's release half (a release subd, the debug-built tests), ending `test` and
+## `alloc-guard`
+alloc-guard-release:
 	$(SWIFT) build -c release --product subd
 	SUBD_BIN_DIR="$$($(SWIFT) build -c release --show-bin-path)" \
 		$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests

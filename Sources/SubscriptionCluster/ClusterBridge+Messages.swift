@@ -7,8 +7,9 @@ import SubscriptionWire
 extension ClusterBridge {
     /// Publishes once upstream on `subd.m.<number>` with this node's next counter; a publication NATS does not take
     /// (its buffer full, over its `max_payload`, closed) is counted in ``dropped`` and logged at debug.
+    /// (`$SYS.` numbers never come here: `CommandPolicy` refuses a client's publication to them, and the daemon's own
+    /// notifications do not go through `PublishCommand`.)
     public func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>) {
-        guard !Names.isSystem(number) else { return }
         counter += 1
         let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info)
         do throws(NATSError) {

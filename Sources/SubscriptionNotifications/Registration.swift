@@ -68,11 +68,6 @@ final class Registration: Sendable {
     /// True for the weak form (its observer must be looked up to know whether it is still there).
     var isWeak: Bool { handler?.observer != nil }
 
-    /// True once the observer ended (its token, its stream's end); it is then not run again.
-    var isCancelled: Bool {
-        mailbox.withLock { $0.cancelled }
-    }
-
     /// Whether the weak form's observer is still there; it is appended to `keepAlive`, which the caller drops only
     /// after the hub's lock, so that an observer's `deinit` never runs under it. Always true for other kinds.
     func observerIsAlive(keepAlive: inout [any Sendable]) -> Bool {

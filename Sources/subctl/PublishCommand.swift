@@ -67,15 +67,15 @@ struct PublishCommand: AsyncParsableCommand {
         do {
             if lines {
                 try await publishLines(client, info: pairs)
-            } else if let count {
-                let payload =
-                    message.isEmpty ? await StandardInput.readAll() : Array(message.joined(separator: " ").utf8)
-                try await publishRepeatedly(client, payload, count: count, info: pairs)
             } else {
                 let payload =
                     message.isEmpty ? await StandardInput.readAll() : Array(message.joined(separator: " ").utf8)
-                let receivers = try await client.publish(number, payload, info: pairs)
-                Output.line("published to \(receivers) \(receivers == 1 ? "receiver" : "receivers")")
+                if let count {
+                    try await publishRepeatedly(client, payload, count: count, info: pairs)
+                } else {
+                    let receivers = try await client.publish(number, payload, info: pairs)
+                    Output.line("published to \(receivers) \(receivers == 1 ? "receiver" : "receivers")")
+                }
             }
         } catch {
             throw Report.failure(error, endpoint: client.endpoint, number: number)
