@@ -21,6 +21,8 @@ public struct PublicationLayout: Sendable {
     /// Where the payload starts, and its bytes.
     var payloadOffset: Int
     var payloadCount: Int
+    /// How many output-queue entries refer to the publication (``Publication/queueReferences``).
+    var queueReferences = 0
 }
 
 /// One message sent to a number (the notification: its name, its object, its `userInfo` and its payload), as the center
@@ -30,7 +32,8 @@ public struct PublicationLayout: Sendable {
 /// <number> <nbytes>[ from=<sender>][ rev=<revision>][ group=<group>][ <key>=<value>...]` LF, payload, LF. Every socket
 /// receiver queues a reference to these same bytes (redis shared objects, mosquitto's message store), and a receiver
 /// that is not a socket (a test, a bridge, the daemon itself) reads the parts through ``number``, ``sender``, ``info``
-/// and ``withPayload(_:)`` without parsing anything. Immutable once made. (Not `Sendable`: `ManagedBuffer` is not, and
+/// and ``withPayload(_:)`` without parsing anything. Immutable once made, but for the output queues' count of their
+/// references (``queueReferences``). (Not `Sendable`: `ManagedBuffer` is not, and
 /// the daemon shares a publication only on its one queue.)
 ///
 /// ```swift let publication = Publication.make(number: "SCIENCE", sender: "lab", info: [InfoPair(key: "unit", value:
@@ -192,6 +195,16 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
 
     /// The memory the publication holds (its frame and bookkeeping), charged in full to every queue it waits in.
     public var heldBytes: Int { withUnsafeMutablePointerToHeader { $0.pointee.heldBytes } }
+
+    /// How many output-queue entries refer to this publication: kept by the daemon's output queues, which hold one
+    /// strong reference for all of them (taken when this goes from 0 to 1, given back when it returns to 0) instead of
+    /// an atomic retain per entry. Invariant: read and written only on the one queue that owns every output queue
+    /// the publication is in (the server's), so a plain integer suffices; it is the one mutable part of a
+    /// publication, and it says nothing about the message.
+    package var queueReferences: Int {
+        get { withUnsafeMutablePointerToHeader { $0.pointee.queueReferences } }
+        set { withUnsafeMutablePointerToHeader { $0.pointee.queueReferences = newValue } }
+    }
 
     /// A copy of the encoded frame (for tests and tools).
     public var frame: [UInt8] { Array(UnsafeBufferPointer(start: frameBase, count: frameCount)) }

@@ -28,12 +28,23 @@ final class AllocationBudgetTests: IntegrationTestCase {
     /// Subscribers of the fan-out test.
     static let subscribers = 10
 
-    /// 1 publisher, 10 subscribers that keep reading: allocation calls per PUB (128 B) that reaches 10 sessions.
+    /// 1 publisher, 10 subscribers that keep reading: allocation calls per PUB (128 B) that reaches 10 sessions (its
+    /// frame copied into each session's output while they keep up).
     func testFanOutPublish() throws {
+        try fanOut(payloadSize: Self.payloadSize, key: "fanout_pub", per: "PUB to 10 subscribers")
+    }
+
+    /// The same with 2 KiB payloads, over the copy limit: every delivery shares the one frame, and the output queues
+    /// count their references to it without a retain and a release each (`OutputQueue.pin`).
+    func testFanOutLargePublish() throws {
+        try fanOut(payloadSize: 2048, key: "fanout_large_pub", per: "PUB of 2 KiB to 10 subscribers")
+    }
+
+    private func fanOut(payloadSize: Int, key: String, per: String) throws {
         let probe = try AllocationProbe(test: self)
         let publisher = try connect(probe.daemon, "publisher")
         try create(publisher, "FAN")
-        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: Self.payloadSize)
+        let payload = [UInt8](repeating: UInt8(ascii: "x"), count: payloadSize)
         let frame = Array("MSG FAN \(payload.count)\n".utf8) + payload + [0x0A]
         let received = Counter()
         var readers: [Background] = []
@@ -69,7 +80,7 @@ final class AllocationBudgetTests: IntegrationTestCase {
         let after = try probe.read()
         for reader in readers { try reader.wait(timeout: 10) }
 
-        try probe.check("fanout_pub", from: before, to: after, commands: Self.measured, per: "PUB to 10 subscribers")
+        try probe.check(key, from: before, to: after, commands: Self.measured, per: per)
     }
 
     /// 1 publisher, nobody subscribed to the number: allocation calls per PUB (128 B) that reaches no one.

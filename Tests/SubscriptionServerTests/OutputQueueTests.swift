@@ -170,6 +170,46 @@ final class OutputQueueTests: XCTestCase {
         XCTAssertEqual(queue.heldBytes, 0)
     }
 
+    /// The queues share one strong reference per publication and count their entries in it: the publication lives
+    /// while any entry of any queue refers to it, whichever queue lets go last and however (written or dropped), and
+    /// is freed after the last.
+    func testAFrameInSeveralQueuesLivesUntilItsLastEntryIsWrittenOrDropped() throws {
+        let large = String(repeating: "x", count: OutputQueue.copyLimit + 1)
+        var first = OutputQueue()
+        var second = OutputQueue()
+        weak var gone: Publication?
+        do {
+            var message = publication(large)
+            gone = message
+            append(message, to: &first)
+            append(message, to: &first)
+            append(message, to: &second)
+            XCTAssertEqual(message.queueReferences, 3)
+            XCTAssertFalse(isKnownUniquelyReferenced(&message), "the queues hold it")
+            let received = try writeAll(&first)
+            XCTAssertEqual(received, message.frame + message.frame)
+            XCTAssertEqual(message.queueReferences, 1, "the written entries counted off")
+        }
+        XCTAssertNotNil(gone, "the second queue's entry still holds it")
+        second.removeAll()
+        XCTAssertNil(gone, "the last entry dropped: freed")
+
+        // Written last, after a partial write: the same.
+        var third = OutputQueue()
+        do {
+            let message = publication(String(repeating: "y", count: 100_000))
+            gone = message
+            append(message, to: &third)
+            append(message, to: &first)
+            first.removeAll()
+            XCTAssertEqual(message.queueReferences, 1)
+        }
+        _ = try third.write(to: fds[0], vectors: vectors, maxVectors: 64)
+        XCTAssertNotNil(gone, "partly written: still held")
+        _ = try writeAll(&third)
+        XCTAssertNil(gone, "all written: freed")
+    }
+
     func testRemoveAllDropsEverything() {
         var queue = OutputQueue()
         append(publication("a"), to: &queue)

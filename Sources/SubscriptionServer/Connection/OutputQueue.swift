@@ -23,10 +23,11 @@ import SubscriptionSystem
 /// list, so a client that pipelines small commands around large pushes is paused by what it really costs.
 struct OutputQueue {
     /// One entry of the output, in order: a publication's frame or a run of reply bytes. Plain data, so the list is
-    /// copied and cleared without reference counting; the queue owns one retain of each publication in it, taken in
-    /// ``append(_:)`` and given back once its frame is written or dropped.
+    /// copied and cleared without reference counting. The output queues together own one retain of each publication
+    /// in any of them, counted per entry in ``Publication/queueReferences`` (``pin(_:)``, ``unpin(_:)``): a plain
+    /// increment per delivery where an atomic retain and release cost about 15% of a 1 → 500 fan-out.
     struct Chunk {
-        /// The publication whose frame this is (retained by the queue), or nil for reply bytes.
+        /// The publication whose frame this is (pinned by ``pin(_:)``), or nil for reply bytes.
         var publication: Unmanaged<Publication>?
         /// Its bytes: the whole frame, or this many bytes of the output buffer, next in its order.
         var count: Int
@@ -77,9 +78,27 @@ struct OutputQueue {
             append(replyBytes: UnsafeRawBufferPointer(start: publication.frameBase, count: count))
             return
         }
-        chunks.append(Chunk(publication: .passRetained(publication), count: count))
+        chunks.append(Chunk(publication: Self.pin(publication), count: count))
         pendingBytes += count
         framesHeld += publication.heldBytes
+    }
+
+    /// Counts one more queue entry for `publication`; the first one takes the queues' strong reference. Invariant
+    /// (``Publication/queueReferences``): called on the server's queue only, like every output queue's mutation.
+    static func pin(_ publication: Publication) -> Unmanaged<Publication> {
+        let references = publication.queueReferences
+        publication.queueReferences = references + 1
+        return references == 0 ? .passRetained(publication) : .passUnretained(publication)
+    }
+
+    /// Counts one queue entry less; the last one gives the queues' strong reference back (the publication may be
+    /// freed here).
+    static func unpin(_ publication: Unmanaged<Publication>) {
+        let left = publication._withUnsafeGuaranteedRef { publication in
+            publication.queueReferences -= 1
+            return publication.queueReferences
+        }
+        if left == 0 { publication.release() }
     }
 
     /// Copies bytes (a reply, a push, a small message) to the output buffer; consecutive ones make one chunk.
@@ -96,7 +115,9 @@ struct OutputQueue {
 
     /// Drops everything queued and frees the buffers (the connection is going away).
     mutating func removeAll() {
-        for index in head..<chunks.count { chunks[index].publication?.release() }
+        for index in head..<chunks.count {
+            if let publication = chunks[index].publication { Self.unpin(publication) }
+        }
         chunks = []
         head = 0
         headOffset = 0
@@ -175,7 +196,7 @@ struct OutputQueue {
                 headOffset += taken
             } else {
                 framesHeld -= chunk.held
-                chunk.publication?.release()
+                if let publication = chunk.publication { Self.unpin(publication) }
                 head += 1
                 headOffset = 0
             }
