@@ -116,6 +116,7 @@ public struct CommandParser {
             case .awaitingPayload(let pending):
                 return takePayload(pending)
             case .awaitingLine:
+                if let publish = takeSimplePublish() { return .success(publish) }
                 guard let line = takeLine() else { return nil }
                 switch line {
                 case .failure(let error):

@@ -71,10 +71,19 @@ final class AllocationBudgetTests: IntegrationTestCase {
         let publish = Commands(
             repeating: Array("PUB FAN \(payload.count)\n".utf8) + payload + [0x0A], reply: .ok("\(Self.subscribers)"))
 
-        try publish.send(Self.warmUp, through: publisher)
+        // The readers (debug test code, comparing every frame) may be slower than subd: the publisher keeps at most
+        // `lag` messages ahead of them, so no reader falls max_pending behind and is cut off as a slow consumer.
+        let lag = 1_000
+        func pace(from start: Int) -> (Int) throws -> Void {
+            { sent in
+                try received.wait(
+                    atLeast: Self.subscribers * max(0, start + sent - lag), timeout: 60, "readers within \(lag)")
+            }
+        }
+        try publish.send(Self.warmUp, through: publisher, beforeEachWindow: pace(from: 0))
         try received.wait(atLeast: Self.subscribers * Self.warmUp, timeout: 60, "warm-up deliveries")
         let before = try probe.read()
-        try publish.send(Self.measured, through: publisher)
+        try publish.send(Self.measured, through: publisher, beforeEachWindow: pace(from: Self.warmUp))
         try received.wait(
             atLeast: Self.subscribers * (Self.warmUp + Self.measured), timeout: 120, "measured deliveries")
         let after = try probe.read()
@@ -138,11 +147,12 @@ private struct Commands {
     }
 
     /// Sends `count` repetitions (a multiple of the window) and reads every reply, failing on a different one.
-    func send(_ count: Int, through client: LineClient) throws {
+    func send(_ count: Int, through client: LineClient, beforeEachWindow pace: (Int) throws -> Void = { _ in }) throws {
         let window = AllocationBudgetTests.window
         precondition(count % window == 0)
         let windowBytes = Array([[UInt8]](repeating: bytes, count: window).joined())
-        for _ in 0..<(count / window) {
+        for sent in stride(from: 0, to: count, by: window) {
+            try pace(sent)
             try client.send(windowBytes)
             for _ in 0..<(window * repliesEach) {
                 let got = try client.readReply()
