@@ -27,7 +27,9 @@ extension SubscriptionCenter {
     public func send(
         to number: String, from sender: String? = nil, revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
-        guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
+        guard let entry = entry(forSending: number) else { throw .notFound(number) }
+        // A plain number nobody can receive from (the ingest case): no snapshot to take and give back.
+        if entry.retained == nil && entry.subscribers.isEmpty && trie.isEmpty { return 0 }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
         let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
@@ -186,6 +188,34 @@ struct GroupCandidates<Message> {
         } else {
             positions[key] = groups.count
             groups.append((group, [record]))
+        }
+    }
+}
+
+extension SubscriptionCenter {
+    /// The entry of `number` for a send: a publisher sends to one number again and again, and the daemon's parser
+    /// hands it the same `String` each time (its number cache), so the last send's entry is kept and found again by
+    /// comparing the two strings' bits, without the hash, the table probe and the byte compare; any other string
+    /// (another number, or the same one in another `String`) is looked up.
+    @inline(__always)
+    func entry(forSending number: String) -> NumberEntry<Message>? {
+        if let entry = lastSentEntry, Self.isSameString(lastSentName, number) { return entry }
+        guard let entry = numbers[NameKey(number)] else { return nil }
+        lastSentName = number
+        lastSentEntry = entry
+        return entry
+    }
+
+    /// True when the two strings have the same bits: the same small string (a string of up to 15 UTF-8 bytes
+    /// keeps them in its bits), or the same storage object. Invariant: `kept` is a stored string the center holds
+    /// (``lastSentName``), so its storage object is alive and no other string can have its address; equal bits
+    /// therefore mean equal strings (the converse need not hold: unequal bits only mean "look it up").
+    @inline(__always)
+    static func isSameString(_ kept: String, _ other: String) -> Bool {
+        withUnsafeBytes(of: kept) { keptBits in
+            withUnsafeBytes(of: other) { otherBits in
+                keptBits.loadUnaligned(as: (UInt64, UInt64).self) == otherBits.loadUnaligned(as: (UInt64, UInt64).self)
+            }
         }
     }
 }

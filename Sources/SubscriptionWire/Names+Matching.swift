@@ -27,6 +27,8 @@ extension Names {
     /// It runs on every `PUB` and `SEND` (the policy refuses writes to the daemon's numbers), so it walks the bytes
     /// once and stops at the first that differs: an ordinary name costs one byte comparison.
     public static func isSystem(_ name: String) -> Bool {
+        // Asked on every PUB: most names do not start with `$`, and their first byte answers.
+        guard name.utf8.first == UInt8(ascii: "$") else { return false }
         var bytes = name.utf8.makeIterator()
         for expected in systemToken.utf8 {
             guard bytes.next() == expected else { return false }
