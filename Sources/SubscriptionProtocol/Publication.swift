@@ -22,7 +22,7 @@ public struct PublicationLayout: Sendable {
     var payloadOffset: Int
     var payloadCount: Int
     /// How many output-queue entries refer to the publication (``Publication/queueReferences``).
-    var queueReferences = 0
+    @usableFromInline var queueReferences = 0
 }
 
 /// One message sent to a number (the notification: its name, its object, its `userInfo` and its payload), as the center
@@ -201,7 +201,7 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     /// an atomic retain per entry. Invariant: read and written only on the one queue that owns every output queue
     /// the publication is in (the server's), so a plain integer suffices; it is the one mutable part of a
     /// publication, and it says nothing about the message.
-    package var queueReferences: Int {
+    @inlinable package var queueReferences: Int {
         get { withUnsafeMutablePointerToHeader { $0.pointee.queueReferences } }
         set { withUnsafeMutablePointerToHeader { $0.pointee.queueReferences = newValue } }
     }

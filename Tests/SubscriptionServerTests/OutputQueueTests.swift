@@ -8,6 +8,8 @@ import XCTest
 /// The session output queue: order of frames and replies across partial writes, and memory counted as held.
 final class OutputQueueTests: XCTestCase {
     private var vectors = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
+    /// Where runs of small chunks are gathered for one write (the event loop's is 64 KiB).
+    private var scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
     private var fds: [Int32] = [-1, -1]
 
     override func setUpWithError() throws {
@@ -22,6 +24,7 @@ final class OutputQueueTests: XCTestCase {
         close(fds[0])
         close(fds[1])
         vectors.deallocate()
+        scratch.deallocate()
     }
 
     /// A publication whose payload is `text`; its frame is `MSG N <n>` LF text LF.
@@ -55,7 +58,7 @@ final class OutputQueueTests: XCTestCase {
         var received: [UInt8] = []
         var rounds = 0
         while !queue.isEmpty {
-            _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: maxVectors)
+            _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: maxVectors, scratch: scratch)
             received += drainPeer()
             rounds += 1
             XCTAssertLessThan(rounds, 100_000, "no progress")
@@ -63,13 +66,25 @@ final class OutputQueueTests: XCTestCase {
         return received + drainPeer()
     }
 
+    /// With gathering into a scratch of 64 KiB, of 100 bytes (a run of small chunks cut short), and of 1 byte (never:
+    /// every write from where the chunks lie); frames small (copied or shared) and large, among replies.
     func testFramesAndRepliesArriveInTheOrderQueuedAcrossPartialWrites() throws {
-        var generator = SeededGenerator(seed: 13)
+        for size in [65_536, 100, 1] {
+            scratch.deallocate()
+            scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            try checkOrderAcrossPartialWrites(seed: UInt64(size))
+        }
+    }
+
+    private func checkOrderAcrossPartialWrites(seed: UInt64) throws {
+        var generator = SeededGenerator(seed: seed)
         var queue = OutputQueue()
         var expected = ""
         for index in 0..<3_000 {
             if Bool.random(using: &generator) {
-                let message = publication("\(index)" + String(repeating: "m", count: Int.random(in: 1...300, using: &generator)))
+                let large = Int.random(in: 0..<20, using: &generator) == 0
+                let size = large ? Int.random(in: 4000...9000, using: &generator) : Int.random(in: 1...300, using: &generator)
+                let message = publication("\(index)" + String(repeating: "m", count: size))
                 append(message, to: &queue)
                 expected += String(decoding: message.frame, as: UTF8.self)
             } else {
@@ -78,7 +93,7 @@ final class OutputQueueTests: XCTestCase {
                 expected += text
             }
             // Writes while queueing: the first fills the 4 KiB send buffer, the later ones find it full.
-            if index % 500 == 0 { _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 3) }
+            if index % 500 == 0 { _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 3, scratch: scratch) }
         }
         let received = drainPeer() + (try writeAll(&queue, maxVectors: 3))
         XCTAssertEqual(String(decoding: received, as: UTF8.self), expected)
@@ -130,7 +145,7 @@ final class OutputQueueTests: XCTestCase {
         // A write that fills the 4 KiB socket buffer leaves the session behind: shared, budget or not, until all is
         // written; then copied again.
         reply(String(repeating: "r", count: 64 << 10), to: &queue)
-        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64)
+        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertTrue(queue.isBehind)
         var large = 1 << 20
         queue.append(message, copyBudget: &large)
@@ -162,7 +177,7 @@ final class OutputQueueTests: XCTestCase {
         let big = publication(String(repeating: "b", count: 100_000))
         append(big, to: &queue, budget: 1 << 20)
         XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Publication.overhead)
-        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64)
+        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertLessThan(queue.pendingBytes, 100_000, "partly written")
         XCTAssertGreaterThanOrEqual(
             queue.heldBytes, 100_000 + Publication.overhead, "the publication is held until all is out")
@@ -204,7 +219,7 @@ final class OutputQueueTests: XCTestCase {
             first.removeAll()
             XCTAssertEqual(message.queueReferences, 1)
         }
-        _ = try third.write(to: fds[0], vectors: vectors, maxVectors: 64)
+        _ = try third.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertNotNil(gone, "partly written: still held")
         _ = try writeAll(&third)
         XCTAssertNil(gone, "all written: freed")

@@ -137,36 +137,22 @@ struct OutputQueue {
         ownBytes.releaseStorage()
     }
 
-    /// Writes as much as the socket takes, `maxVectors` chunks per writev, until it would block or all is out.
-    /// Returns the bytes written in this call.
+    /// Writes as much as the socket takes, until it would block or all is out. Returns the bytes written in this call.
+    ///
+    /// Up to `maxVectors` iovecs per writev(2): large chunks from where they lie, and runs of small ones (each under
+    /// ``gatherChunkLimit``: shared frames of small messages, replies between them) copied together into `scratch`,
+    /// one iovec per run, while it has room. The kernel copies many small iovecs more slowly than one block plus our
+    /// copy: a 1 → 500 fan-out of 128 B messages past the turn's copy budget spent about 30% less kernel time with
+    /// the runs gathered (`/proc/PID/stat`, the same bytes written).
     mutating func write(
         to fd: Int32,
         vectors: UnsafeMutablePointer<iovec>,
-        maxVectors: Int
+        maxVectors: Int,
+        scratch: UnsafeMutableRawBufferPointer
     ) throws(SystemCallError) -> Int {
         var total = 0
         while head < chunks.count {
-            var n = 0
-            var offered = 0
-            var index = head
-            var offset = headOffset
-            // Reply chunks follow each other in the reply buffer, from its first unwritten byte on.
-            var replyOffset = 0
-            while index < chunks.count && n < maxVectors {
-                let chunk = chunks[index]
-                let length = chunk.count - offset
-                if let publication = chunk.publication {
-                    let base = publication._withUnsafeGuaranteedRef { $0.frameBase }
-                    vectors[n] = iovec(iov_base: UnsafeMutableRawPointer(base + offset), iov_len: length)
-                } else {
-                    vectors[n] = iovec(iov_base: ownBytes.readable(replyOffset + length) + replyOffset, iov_len: length)
-                    replyOffset += length
-                }
-                offered += length
-                n += 1
-                index += 1
-                offset = 0
-            }
+            let (n, offered) = fillVectors(vectors, maxVectors: maxVectors, scratch: scratch)
             guard case .processed(let written) = try Syscall.writev(fd, vectors, n) else {
                 isBehind = true
                 break
@@ -180,6 +166,79 @@ struct OutputQueue {
             }
         }
         return total
+    }
+
+    /// Fills `vectors` from the head: up to `maxVectors` iovecs, runs of two or more small chunks gathered into
+    /// `scratch` while it has room. Returns the iovecs used and their bytes. Invariant: every iovec points into a
+    /// queued frame (kept alive by its pin), the output buffer's unwritten bytes, or `scratch`, all valid until the
+    /// write returns.
+    private func fillVectors(_ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer)
+        -> (count: Int, bytes: Int)
+    {
+        var n = 0
+        var offered = 0
+        var index = head
+        var offset = headOffset
+        // Reply chunks follow each other in the reply buffer, from its first unwritten byte on.
+        var replyOffset = 0
+        var gathered = 0
+        var isGathering = false
+        while index < chunks.count && n < maxVectors {
+            let chunk = chunks[index]
+            let length = chunk.count - offset
+            let source: UnsafeMutableRawPointer
+            if let publication = chunk.publication {
+                source = UnsafeMutableRawPointer(publication._withUnsafeGuaranteedRef { $0.frameBase } + offset)
+            } else {
+                source = ownBytes.readable(replyOffset + length) + replyOffset
+                replyOffset += length
+            }
+            let isSmall = length < Self.gatherChunkLimit && gathered + length <= scratch.count
+            let startsRun = isSmall && !isGathering && index + 1 < chunks.count
+                && chunks[index + 1].count < Self.gatherChunkLimit
+            if isSmall && (isGathering || startsRun) {
+                let target = scratch.baseAddress! + gathered
+                target.copyMemory(from: source, byteCount: length)
+                if isGathering {
+                    vectors[n - 1].iov_len += length
+                } else {
+                    vectors[n] = iovec(iov_base: target, iov_len: length)
+                    n += 1
+                    isGathering = true
+                }
+                gathered += length
+            } else {
+                vectors[n] = iovec(iov_base: source, iov_len: length)
+                n += 1
+                isGathering = false
+            }
+            offered += length
+            index += 1
+            offset = 0
+        }
+        return (n, offered)
+    }
+
+    /// Chunks under this many bytes are gathered into one block for writing (a plain socket's run of small chunks,
+    /// and TLS, whose `SSL_write` has no writev); larger ones are written from where they lie.
+    static let gatherChunkLimit = 4096
+
+    /// The run of small chunks at the head (each under ``gatherChunkLimit``, the first counted from `headOffset`), up
+    /// to `limit` bytes: its bytes and how many chunks it spans (0 and 0 when the head chunk is large).
+    private func smallRun(limit: Int) -> (bytes: Int, chunks: Int) {
+        var total = 0
+        var count = 0
+        var index = head
+        var offset = headOffset
+        while index < chunks.count {
+            let length = chunks[index].count - offset
+            guard length < Self.gatherChunkLimit, total + length <= limit else { break }
+            total += length
+            count += 1
+            index += 1
+            offset = 0
+        }
+        return (total, count)
     }
 
     /// Advances past `written` bytes, releasing fully written chunks.
@@ -217,9 +276,6 @@ struct OutputQueue {
 // MARK: Writing through TLS
 
 extension OutputQueue {
-    /// Chunks smaller than this are gathered into one buffer for one `SSL_write` (SSL_write has no writev); larger
-    /// ones are handed to OpenSSL from where they lie.
-    static let tlsDirectMinimum = 4096
     /// At most this many gathered bytes per `SSL_write`: one TLS record. The scratch buffer holds this much.
     static let tlsGatherLimit = 16_384
     /// At most this many bytes of one large chunk per `SSL_write`.
@@ -270,16 +326,8 @@ extension OutputQueue {
     /// small chunks in a row up to ``tlsGatherLimit``.
     private func nextTLSBlockLength() -> Int {
         let first = chunks[head].count - headOffset
-        if first >= Self.tlsDirectMinimum { return min(first, Self.tlsDirectLimit) }
-        var total = first
-        var index = head + 1
-        while index < chunks.count {
-            let count = chunks[index].count
-            guard count < Self.tlsDirectMinimum, total + count <= Self.tlsGatherLimit else { break }
-            total += count
-            index += 1
-        }
-        return total
+        if first >= Self.gatherChunkLimit { return min(first, Self.tlsDirectLimit) }
+        return smallRun(limit: Self.tlsGatherLimit).bytes
     }
 
     /// Copies the first `length` unwritten bytes into `scratch`, in order. Invariant: `length <= pendingBytes` and

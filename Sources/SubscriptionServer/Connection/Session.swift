@@ -410,9 +410,9 @@ final class Session: Customer, @unchecked Sendable {
                     if machine.phase == .closing { perform(machine.failed(.shutdown)) }
                     return
                 }
-                written = try output.write(through: tls, scratch: loop.tlsScratch)
+                written = try output.write(through: tls, scratch: loop.writeScratch)
             } else {
-                written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors)
+                written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
             }
             loop.traffic.bytesOut += UInt64(written)
         } catch {

@@ -29,9 +29,12 @@ final class EventLoop: @unchecked Sendable {
     let vectors: UnsafeMutablePointer<iovec>
     /// How many iovecs one writev may take.
     let maxVectors: Int
-    /// Where small output chunks are gathered for one `SSL_write` (``OutputQueue/tlsGatherLimit`` bytes; shared by
-    /// every TLS session, filled and written within one call).
-    let tlsScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: OutputQueue.tlsGatherLimit, alignment: 16)
+    /// Where small output chunks are gathered for one write (``OutputQueue/gatherChunkLimit``): up to
+    /// ``writeScratchSize`` bytes for a plain socket, ``OutputQueue/tlsGatherLimit`` for one `SSL_write`; shared by
+    /// every session, filled and written within one call.
+    let writeScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.writeScratchSize, alignment: 16)
+    /// The most bytes gathered for one write to a plain socket.
+    static let writeScratchSize = 65_536
     @exclusivity(unchecked) private var dirty: [Session] = []
     /// Bytes of small message frames the sessions may still copy into their own output this turn
     /// (``OutputQueue/append(_:copyBudget:)``); set back to ``turnCopyBudget`` when the turn's output is flushed.
@@ -66,7 +69,7 @@ final class EventLoop: @unchecked Sendable {
 
     deinit {
         vectors.deallocate()
-        tlsScratch.deallocate()
+        writeScratch.deallocate()
     }
 
     /// Adds a session to the list flushed at the end of this turn.
