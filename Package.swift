@@ -180,8 +180,9 @@ let package = Package(
         .testTarget(
             name: "SubscriptionClusterTests", dependencies: ["SubscriptionCluster", "SubscriptionNATS", "SubscriptionWire"]
         ),
-        // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
-        // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
+        // Real subd and subctl processes over real sockets. Speaks the wire protocol as any outside client would;
+        // only ReconnectingClientTests imports the client library, to test its reconnecting against subd processes that
+        // are killed and started again. The dependency also makes `swift test` build the binaries first.
         // AllocationBudget.txt is read from the source tree (next to AllocationBudgetTests.swift), not bundled.
         .testTarget(
             name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"],

@@ -21,7 +21,8 @@ public enum ConnectionEvent: Sendable, Equatable, CustomStringConvertible {
         case .connected(let server): return "connected to \(server)"
         case .disconnected(let server, let error): return "lost \(server): \(error)"
         case .attemptFailed(let server, let error, let delay):
-            return "attempt to connect to \(server) failed: \(error); next attempt in \(delay)"
+            let milliseconds = delay.components.seconds * 1000 + delay.components.attoseconds / 1_000_000_000_000_000
+            return "attempt to connect to \(server) failed: \(error); next attempt in \(milliseconds) ms"
         case .restoreFailed(let pattern, let error): return "could not subscribe to '\(pattern)' again: \(error)"
         case .closed: return "closed"
         }
