@@ -101,6 +101,11 @@ let package = Package(
         .executableTarget(
             name: "shopping-cart", dependencies: ["SubscriptionNotifications"], path: "Examples/ShoppingCart"
         ),
+        // The README's "From Swift" network example, the same cart on a running subd with ReconnectingClient
+        // (`swift run network-cart [HOST:PORT...]`); ReconnectingClientTests runs it and checks its output.
+        .executableTarget(
+            name: "network-cart", dependencies: ["SubscriptionClient", "SubscriptionWire"], path: "Examples/NetworkCart"
+        ),
         // The cluster bridge (docs/CLUSTER.md): joins subd nodes through NATS with SubscriptionNATS. Its own target,
         // above the server: the server defines the seam (`ClusterLink`, and the `package` methods that apply what other
         // nodes did) and knows nothing of NATS; the bridge implements the seam; only subd, which wires them together
