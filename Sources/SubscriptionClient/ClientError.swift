@@ -3,8 +3,8 @@ import SubscriptionWire
 /// Everything that can go wrong between a ``SubscriptionClient`` and the server.
 ///
 /// Each case carries what a person needs to act on it; ``description`` is one line of plain text. A server refusal is
-/// one case per error code of the protocol (``notFound(_:)``, ``denied(_:)``, ...), carrying the server's text; ``code``
-/// gives the ``ErrorCode`` back. Callers compare cases, never strings.
+/// one case per error code of the protocol (``notFound(_:)``, ``denied(_:)``, ...), carrying the server's text;
+/// ``code`` gives the ``ErrorCode`` back. Callers compare cases, never strings.
 ///
 /// ```swift
 /// do {

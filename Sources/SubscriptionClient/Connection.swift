@@ -103,8 +103,8 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Hands `command` to the connection without waiting: it is written after every command handed over before it
-    /// (from any thread), and `handler` gets its reply on the connection's queue. A ``ReconnectingClient`` sends what it
-    /// buffered while disconnected this way, in order, before any later command.
+    /// (from any thread), and `handler` gets its reply on the connection's queue. A ``ReconnectingClient`` sends what
+    /// it buffered while disconnected this way, in order, before any later command.
     /// With `capturing`, the `MSG` push of that number that answers a `GET` comes with the reply (as in
     /// ``requestValue(_:of:)``).
     /// When the connection has ended before the command could be written, `unsent` is called instead of `handler`

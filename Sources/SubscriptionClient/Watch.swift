@@ -99,7 +99,9 @@ public struct Watch: AsyncSequence, Sendable {
             case single(Subscription.AsyncIterator)
             case resuming(ResumingEvents.Iterator)
 
-            mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError) -> Subscription.Event? {
+            mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError)
+                -> Subscription.Event?
+            {
                 switch self {
                 case .single(var iterator):
                     defer { self = .single(iterator) }

@@ -34,7 +34,8 @@ final class Collector<Element: Sendable>: @unchecked Sendable {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while received.count < count {
             if Date() > deadline {
-                XCTFail("\(count) elements not within \(timeout) s; got \(received), end \(String(describing: ending))",
+                XCTFail(
+                    "\(count) elements not within \(timeout) s; got \(received), end \(String(describing: ending))",
                     file: file, line: line)
                 throw HarnessError.process("collector timed out")
             }

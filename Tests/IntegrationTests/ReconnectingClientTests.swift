@@ -97,7 +97,8 @@ final class ReconnectingClientTests: IntegrationTestCase {
         XCTAssertEqual(changes[2].missed, 1)
         // Nothing more comes (a repeat would come right after the SUB).
         try await Task.sleep(for: .milliseconds(200))
-        XCTAssertEqual([news.received.count, prices.received.count, stock.received.count, watch.received.count], [3, 4, 2, 4])
+        XCTAssertEqual(
+            [news.received.count, prices.received.count, stock.received.count, watch.received.count], [3, 4, 2, 4])
         await client.close()
         XCTAssertEqual(events.received.last, .closed)
     }
@@ -220,14 +221,15 @@ final class ReconnectingClientTests: IntegrationTestCase {
     }
 
     /// A subd stopped with SIGSTOP answers nothing: a command times out (typed), and so does connecting (the kernel
-    /// accepts, `HELLO` gets no answer). Once it runs again, the late reply goes to no one and the next command gets
-    /// its own.
+    /// accepts, `HELLO` gets no answer), and closing does not wait for ever for `QUIT`'s answer. Once it runs again,
+    /// the late reply goes to no one and the next command gets its own.
     func testRequestsTimeOutAgainstAStoppedServer() async throws {
         let daemon = try startDaemon(DaemonConfig(numbers: ["NEWS"]))
         var options = quickOptions
         options.requestTimeout = .milliseconds(400)
         options.connectTimeout = .milliseconds(400)
         let client = try await ReconnectingClient.connect(to: endpoint(daemon), options: options)
+        let other = try await ReconnectingClient.connect(to: endpoint(daemon), options: options)
         daemon.child.send(signal: SIGSTOP)
         defer { daemon.child.send(signal: SIGCONT) }
         let clock = ContinuousClock()
@@ -248,6 +250,9 @@ final class ReconnectingClientTests: IntegrationTestCase {
         } catch .timeout(let verb, _) {
             XCTAssertEqual(verb, "HELLO")
         }
+        let closing = clock.now
+        await other.close()
+        XCTAssertLessThan(closing.duration(to: clock.now), .seconds(3), "close() does not wait for ever for QUIT's answer")
         daemon.child.send(signal: SIGCONT)
         let createdLater = try await client.create("LATER")
         XCTAssertTrue(createdLater, "the late +OK of PUB was not taken for CREATE's reply")

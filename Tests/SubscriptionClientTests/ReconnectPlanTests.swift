@@ -12,8 +12,10 @@ final class ReconnectPlanTests: XCTestCase {
         let waits = (0...6).map { backoff.delay(afterFailures: $0, using: &random) }
         XCTAssertEqual(
             waits,
-            [.zero, .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
-                .seconds(1)])
+            [
+                .zero, .milliseconds(100), .milliseconds(200), .milliseconds(400), .milliseconds(800), .seconds(1),
+                .seconds(1),
+            ])
         XCTAssertEqual(backoff.delay(afterFailures: 10_000, using: &random), .seconds(1), "no overflow far out")
     }
 

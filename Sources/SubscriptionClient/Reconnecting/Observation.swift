@@ -50,7 +50,8 @@ public struct Observation: AsyncSequence, Sendable {
         }
 
         /// The next message, or nil when the observation has ended; runs on the caller's actor.
-        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError) -> ReceivedMessage? {
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError) -> ReceivedMessage?
+        {
             while let event = try await base.next(isolation: actor) {
                 guard case .message(let message) = event, !repeats.isRepeat(message) else { continue }
                 return message

@@ -16,7 +16,8 @@ final class Pending<Value: Sendable>: Sendable {
     init() {}
 
     /// Waits for the outcome. `start` runs first (it hands the command on, and may give the outcome at once); when
-    /// `timeout` passes after it without an outcome, `timedOut` runs and the outcome is ``ClientError/timeout(verb:after:)``.
+    /// `timeout` passes after it without an outcome, `timedOut` runs and the outcome is
+    /// ``ClientError/timeout(verb:after:)``.
     func wait(
         verb: String, timeout: Duration?, timedOut: @escaping @Sendable () -> Void, start: () -> Void
     ) async -> Outcome {
@@ -41,13 +42,17 @@ final class Pending<Value: Sendable>: Sendable {
                 state.timer = timer
                 return true
             }
-            if armed { DispatchQueue.global().asyncAfter(deadline: .now() + SubscriptionClient.interval(timeout), execute: timer) }
+            if armed {
+                DispatchQueue.global().asyncAfter(
+                    deadline: .now() + SubscriptionClient.interval(timeout), execute: timer)
+            }
         }
     }
 
     /// Gives the outcome; later ones are ignored (a reply that comes after the timeout).
     func finish(_ outcome: Outcome) {
-        let (continuation, timer) = state.withLock { state -> (CheckedContinuation<Outcome, Never>?, DispatchWorkItem?) in
+        let (continuation, timer) = state.withLock {
+            state -> (CheckedContinuation<Outcome, Never>?, DispatchWorkItem?) in
             guard state.outcome == nil else { return (nil, nil) }
             state.outcome = outcome
             defer {

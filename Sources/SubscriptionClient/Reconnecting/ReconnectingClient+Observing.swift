@@ -19,7 +19,8 @@ extension ReconnectingClient {
     ///   - sender: Only messages posted by the client of this name; nil: all.
     ///   - group: A queue group: of the group's subscribers, one gets each message, in turn.
     /// - Throws: ``ClientError/notFound(_:)`` for an exact number that does not exist, ``ClientError/denied(_:)``
-    ///   for a pattern the user may not subscribe to, a name error (nothing sent), ``ClientError/timeout(verb:after:)``.
+    ///   for a pattern the user may not subscribe to, a name error (nothing sent),
+    ///   ``ClientError/timeout(verb:after:)``.
     public func observe(_ pattern: String, from sender: String? = nil, group: String? = nil) async throws(ClientError)
         -> Observation
     {

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A client of one or more subd servers that stays connected: when the connection is lost it connects again (with
 /// backoff, over the list of servers), subscribes its observations and watches again, and sends the commands made
 /// meanwhile. Its calls are those of the in-process `NotificationHub` (SubscriptionNotifications), made `async`:
@@ -11,7 +13,8 @@
 /// | `try hub.value(of: "CART.count")` | `try await client.value(of: "CART.count")` |
 /// | `HubError.notFound` | ``ClientError/notFound(_:)`` |
 ///
-/// The sender of a post is the client's own `name` (subd's `HELLO name=`), given once to ``connect(to:name:token:tls:options:)``.
+/// The sender of a post is the client's own `name` (subd's `HELLO name=`), given once to
+/// ``connect(to:name:token:tls:options:)``.
 ///
 /// **Reconnecting.** Servers are tried in the order given; after a failed attempt the next one is tried, after a
 /// wait that doubles up to a cap, with jitter (``Backoff``). After a loss the lost server is tried first, at once.
@@ -28,9 +31,8 @@
 /// not received: subd delivers at most once, to the sessions subscribed at the time.
 ///
 /// ```swift
-/// let client = try await ReconnectingClient.connect(
-///     to: [try Endpoint(parsing: "10.0.0.1:7827", for: .connecting), try Endpoint(parsing: "10.0.0.2:7827", for: .connecting)],
-///     name: "cart")
+/// let servers = try ["10.0.0.1:7827", "10.0.0.2:7827"].map { try Endpoint(parsing: $0, for: .connecting) }
+/// let client = try await ReconnectingClient.connect(to: servers, name: "cart")
 /// let counts = try await client.watch("CART.count")
 /// try await client.post("CART.count", text: "1")
 /// for try await change in counts {
@@ -77,7 +79,8 @@ public final class ReconnectingClient: Sendable {
     /// from then on keeps a connection to one of them until ``close()``.
     ///
     /// ```swift
-    /// let client = try await ReconnectingClient.connect(to: [try Endpoint(parsing: "127.0.0.1:7827", for: .connecting)])
+    /// let server = try Endpoint(parsing: "127.0.0.1:7827", for: .connecting)
+    /// let client = try await ReconnectingClient.connect(to: [server])
     /// ```
     ///
     /// - Parameters:
@@ -156,12 +159,19 @@ public final class ReconnectingClient: Sendable {
     }
 
     /// Ends the client: sends `QUIT` on the connection (observations and watches end without an error), fails the
-    /// commands held in the outbound buffer with ``ClientError/connectionLost``, and stops reconnecting. Later calls
+    /// commands held in the outbound buffer with ``ClientError/connectionLost``, and stops reconnecting. A server that
+    /// does not answer `QUIT` within the request timeout (5 s without one) is left without its answer. Later calls
     /// fail with ``ClientError/connectionLost``. Calling it again does nothing.
     public func close() async {
         let ending = state.withLock { $0.close() }
         ending.run()
-        await ending.client?.close()
+        guard let client = ending.client else { return }
+        let connection = client.connection
+        let timer = DispatchWorkItem { connection.closeNow() }
+        DispatchQueue.global().asyncAfter(
+            deadline: .now() + SubscriptionClient.interval(options.requestTimeout ?? .seconds(5)), execute: timer)
+        await client.close()
+        timer.cancel()
     }
 
     /// Forgets the observation `id` (it ended, or nothing uses it any more): it is not subscribed again.
