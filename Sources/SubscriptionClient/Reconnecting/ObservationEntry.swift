@@ -24,8 +24,9 @@ final class ObservationEntry: Sendable {
     private struct State {
         /// The connection of the newest subscription offered.
         var generation = 0
-        /// That subscription, until the reader takes it.
-        var waiting: Subscription?
+        /// The subscriptions offered and not taken yet, oldest first (the reader may still be reading an older one:
+        /// each keeps the messages it received until they are read).
+        var waiting: [(generation: Int, subscription: Subscription)] = []
         /// The reader, while it waits.
         var reader: CheckedContinuation<Handover, Never>?
         /// Set once the observation is over.
@@ -46,14 +47,14 @@ final class ObservationEntry: Sendable {
         self.kind = kind
     }
 
-    /// The subscription made on connection `generation`, for the reader. One from an older connection than the newest
-    /// offered is dropped (which ends it).
+    /// The subscription made on connection `generation`, for the reader, after those offered before it. One from an
+    /// older connection than the newest offered is dropped (which ends it).
     func offer(_ subscription: Subscription, generation: Int) {
         let reader = state.withLock { state -> CheckedContinuation<Handover, Never>? in
             guard !state.ended, generation > state.generation else { return nil }
             state.generation = generation
             guard let reader = state.reader else {
-                state.waiting = subscription
+                state.waiting.append((generation, subscription))
                 return nil
             }
             state.reader = nil
@@ -64,30 +65,31 @@ final class ObservationEntry: Sendable {
 
     /// Ends the observation: the reader gets `error` (nil: the plain end) once the messages it holds are read.
     func end(_ error: ClientError?) {
-        let (reader, dropped) = state.withLock { state -> (CheckedContinuation<Handover, Never>?, Subscription?) in
-            guard !state.ended else { return (nil, nil) }
+        let (reader, dropped) = state.withLock { state -> (CheckedContinuation<Handover, Never>?, [Subscription]) in
+            guard !state.ended else { return (nil, []) }
             state.ended = true
             state.error = error
             defer {
                 state.reader = nil
-                state.waiting = nil
+                state.waiting = []
             }
-            return (state.reader, state.waiting)
+            return (state.reader, state.waiting.map(\.subscription))
         }
         _ = dropped  // released here, outside the lock: that ends it (UNSUB)
         reader?.resume(returning: .ended(error))
     }
 
-    /// Waits for a subscription from a newer connection than `generation`, or the end. Cancelling the waiting task
+    /// Waits for the next subscription from a newer connection than `generation`, or the end. Cancelling the waiting task
     /// ends the observation.
     func next(after generation: Int) async -> Handover {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Handover, Never>) in
                 let now = state.withLock { state -> Handover? in
                     if state.ended { return .ended(state.error) }
-                    if state.generation > generation, let waiting = state.waiting {
-                        state.waiting = nil
-                        return .subscription(generation: state.generation, waiting)
+                    state.waiting.removeAll { $0.generation <= generation }
+                    if !state.waiting.isEmpty {
+                        let (newer, subscription) = state.waiting.removeFirst()
+                        return .subscription(generation: newer, subscription)
                     }
                     state.reader = continuation
                     return nil
