@@ -101,6 +101,11 @@ let package = Package(
         .executableTarget(
             name: "shopping-cart", dependencies: ["SubscriptionNotifications"], path: "Examples/ShoppingCart"
         ),
+        // The README's "From Swift" network example, the same cart on a running subd with ReconnectingClient
+        // (`swift run network-cart [HOST:PORT...]`); ReconnectingClientTests runs it and checks its output.
+        .executableTarget(
+            name: "network-cart", dependencies: ["SubscriptionClient", "SubscriptionWire"], path: "Examples/NetworkCart"
+        ),
         // The cluster bridge (docs/CLUSTER.md): joins subd nodes through NATS with SubscriptionNATS. Its own target,
         // above the server: the server defines the seam (`ClusterLink`, and the `package` methods that apply what other
         // nodes did) and knows nothing of NATS; the bridge implements the seam; only subd, which wires them together
@@ -180,8 +185,9 @@ let package = Package(
         .testTarget(
             name: "SubscriptionClusterTests", dependencies: ["SubscriptionCluster", "SubscriptionNATS", "SubscriptionWire"]
         ),
-        // Real subd and subctl processes over real sockets. Imports none of our libraries (it speaks the wire
-        // protocol as any outside client would); the dependency makes `swift test` build the binaries first.
+        // Real subd and subctl processes over real sockets. Speaks the wire protocol as any outside client would;
+        // only ReconnectingClientTests imports the client library, to test its reconnecting against subd processes that
+        // are killed and started again. The dependency also makes `swift test` build the binaries first.
         // AllocationBudget.txt is read from the source tree (next to AllocationBudgetTests.swift), not bundled.
         .testTarget(
             name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"],

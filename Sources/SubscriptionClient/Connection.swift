@@ -48,6 +48,8 @@ final class Connection: @unchecked Sendable {
     /// whether it is the GET's answer (the GET's `+OK <rev>` follows it) or a publication (anything else follows).
     private var heldPush: ReceivedMessage?
     private var nextSinkID = 0
+    /// Told once, with the reason, when the connection ends (``whenEnded(_:)``).
+    private var endWatchers: [@Sendable (ClientError) -> Void] = []
 
     /// Takes ownership of `fd`, a connected non-blocking stream socket, and starts reading it. The read and
     /// write sources hold the connection until the socket is closed.
@@ -97,6 +99,37 @@ final class Connection: @unchecked Sendable {
                     continuation.resume(returning: result.map { (reply: $0, value: capture.message) })
                 }
             }
+        }
+    }
+
+    /// Hands `command` to the connection without waiting: it is written after every command handed over before it
+    /// (from any thread), and `handler` gets its reply on the connection's queue. A ``ReconnectingClient`` sends what
+    /// it buffered while disconnected this way, in order, before any later command.
+    /// With `capturing`, the `MSG` push of that number that answers a `GET` comes with the reply (as in
+    /// ``requestValue(_:of:)``).
+    /// When the connection has ended before the command could be written, `unsent` is called instead of `handler`
+    /// (the command can go on another connection: nothing of it was sent).
+    func submit(
+        _ command: [UInt8], capturing number: String? = nil, unsent: @escaping @Sendable () -> Void,
+        _ handler: @escaping @Sendable (Result<(reply: ServerReply, value: ReceivedMessage?), ClientError>) -> Void
+    ) {
+        queue.async { [self] in
+            guard state == .open else {
+                unsent()
+                return
+            }
+            let capture = number.map(ValueCapture.init)
+            enqueue(command, capture: capture) { result in
+                handler(result.map { (reply: $0, value: capture?.message) })
+            }
+        }
+    }
+
+    /// Calls `handler` once, on the connection's queue, with the reason the connection ended (after the waiting
+    /// commands were failed and the subscriptions ended): at once when it has ended already.
+    func whenEnded(_ handler: @escaping @Sendable (ClientError) -> Void) {
+        queue.async { [self] in
+            if state == .closed { handler(endReason) } else { endWatchers.append(handler) }
         }
     }
 
@@ -202,6 +235,11 @@ final class Connection: @unchecked Sendable {
                 state = .closing
             }
         }
+    }
+
+    /// Ends the connection now with `error` (e.g. no answer to `HELLO` in time): waiting commands fail with it.
+    func abort(_ error: ClientError) {
+        queue.async { [self] in end(error) }
     }
 
     /// Closes the socket now, without QUIT. Waiting commands fail with ``ClientError/connectionLost``.
@@ -446,6 +484,9 @@ final class Connection: @unchecked Sendable {
         for sink in ended {
             if expected { sink.continuation.finish() } else { sink.continuation.finish(throwing: error) }
         }
+        let watchers = endWatchers
+        endWatchers = []
+        for watcher in watchers { watcher(error) }
     }
 
     private func stopSources() {

@@ -12,8 +12,15 @@ extension SubscriptionClient {
     public func get(_ number: String) async throws(ClientError) -> RetainedValue? {
         let command = try Command.get(number)
         let (reply, pushed) = try await connection.requestValue(command, of: number).get()
-        let text = try Self.okText(.success(reply), "GET")
-        guard let revision = Self.count(text) else {
+        return try Self.retainedValue(reply: reply, pushed: pushed, of: number)
+    }
+
+    /// The value a `GET <number>` was answered with: its `+OK <rev>` reply and the `MSG` push that came before it.
+    static func retainedValue(reply: ServerReply, pushed: ReceivedMessage?, of number: String) throws(ClientError)
+        -> RetainedValue?
+    {
+        let text = try okText(.success(reply), "GET")
+        guard let revision = count(text) else {
             throw .protocolViolation("unexpected reply to GET: '+OK \(text)'")
         }
         guard revision > 0 else { return nil }
@@ -42,14 +49,19 @@ extension SubscriptionClient {
         return try await watch(number, start: WatchState(afterRevision: revision))
     }
 
-    /// Subscribes (the server pushes the current value before the `+OK`), then checks with `GET` that the number is
-    /// retained, so a plain number is refused at once instead of a watch that waits for revisions that never come.
     private func watch(_ number: String, start: WatchState) async throws(ClientError) -> Watch {
+        Watch(number: number, source: .single(try await subscribeRetained(number)), start: start)
+    }
+
+    /// Subscribes to `number` (the server pushes the current value before the `+OK`), then checks with `GET` that the
+    /// number is retained, so a plain number is refused at once instead of a watch that waits for revisions that never
+    /// come.
+    func subscribeRetained(_ number: String) async throws(ClientError) -> Subscription {
         _ = try Command.get(number)
         let subscription = try await subscribe([number])
         // On a refusal the subscription is dropped here, which ends it (UNSUB).
         _ = try await get(number)
-        return Watch(number: number, subscription: subscription, start: start)
+        return subscription
     }
 
     /// Lists the numbers (matching `pattern`, when given) with their subscriber counts and their kinds, sorted by

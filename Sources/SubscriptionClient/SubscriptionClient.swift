@@ -31,7 +31,8 @@ public final class SubscriptionClient: Sendable {
     /// - Parameters:
     ///   - name: The client name that others can filter on (`SUB ... from=<name>`).
     ///   - token: The secret, for a server that asks for one.
-    ///   - timeout: How long to wait for each TCP address to accept the connection (and for the TLS handshake).
+    ///   - timeout: How long to wait for each TCP address to accept the connection, for the TLS handshake, and for
+    ///     the answer to `HELLO` (``ClientError/timeout(verb:after:)`` past it).
     ///   - tls: Speak TLS (a `tls://` listener of subd), trusting and presenting what it says; nil for plain.
     /// - Throws: ``ClientError/connectFailed(endpoint:reason:)`` when the connection cannot be made;
     ///   ``ClientError/server(code:message:)`` when `HELLO` is refused (e.g. `AUTH`).
@@ -65,15 +66,23 @@ public final class SubscriptionClient: Sendable {
             }
         }
         let (fd, session) = try opened.get()
-        return try await handshake(socket: fd, endpoint: endpoint, hello: hello, tls: session)
+        return try await handshake(socket: fd, endpoint: endpoint, hello: hello, tls: session, timeout: timeout)
     }
 
     /// Takes over the connected non-blocking socket `fd` and sends `hello`. Tests use it with a socket pair.
-    static func handshake(socket fd: Int32, endpoint: Endpoint, hello: [UInt8], tls: ClientTLS? = nil)
-        async throws(ClientError) -> SubscriptionClient
-    {
+    /// With `timeout`, a `HELLO` not answered in time ends the connection with ``ClientError/timeout(verb:after:)``.
+    static func handshake(
+        socket fd: Int32, endpoint: Endpoint, hello: [UInt8], tls: ClientTLS? = nil, timeout: Duration? = nil
+    ) async throws(ClientError) -> SubscriptionClient {
         let connection = Connection(fd: fd, endpoint: endpoint.description, tls: tls)
-        switch await connection.request(hello) {
+        let timer = timeout.map { timeout in
+            let timer = DispatchWorkItem { connection.abort(.timeout(verb: "HELLO", after: timeout)) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.interval(timeout), execute: timer)
+            return timer
+        }
+        let answer = await connection.request(hello)
+        timer?.cancel()
+        switch answer {
         case .success(.ok(let text)) where text == "OK" || text.hasPrefix("OK "):
             let greeting = String(text.dropFirst(2).drop { $0 == " " })
             return SubscriptionClient(endpoint: endpoint, greeting: greeting, connection: connection)
@@ -90,7 +99,11 @@ public final class SubscriptionClient: Sendable {
     /// latest publication; see ``get(_:)`` and ``watch(_:after:)``). Returns true when it was created, false when it
     /// existed already (it then keeps the kind it has).
     public func create(_ number: String, retained: Bool = false) async throws(ClientError) -> Bool {
-        let text = try await okText(try Command.create(number, retained: retained), "CREATE")
+        try Self.created(try await okText(try Command.create(number, retained: retained), "CREATE"))
+    }
+
+    /// Whether the text of `CREATE`'s `+OK` says the number was created (`created`) or existed (`exists`).
+    static func created(_ text: String) throws(ClientError) -> Bool {
         switch text {
         case "created": return true
         case "exists": return false
@@ -102,7 +115,11 @@ public final class SubscriptionClient: Sendable {
     ///
     /// - Throws: ``ClientError/server(code:message:)`` with `NOTFOUND` when there is no such number.
     public func remove(_ number: String) async throws(ClientError) -> Int {
-        let text = try await okText(try Command.remove(number), "REMOVE")
+        try Self.removed(try await okText(try Command.remove(number), "REMOVE"))
+    }
+
+    /// The subscriber count in the text of `REMOVE`'s `+OK` (`removed <k>`).
+    static func removed(_ text: String) throws(ClientError) -> Int {
         guard text.hasPrefix("removed "), let count = Int(text.dropFirst("removed ".count)), count >= 0 else {
             throw .protocolViolation("unexpected reply to REMOVE: '+OK \(text)'")
         }
@@ -221,6 +238,12 @@ public final class SubscriptionClient: Sendable {
         await connection.quit()
     }
 
+    /// A duration as a Dispatch interval (negative as zero).
+    static func interval(_ duration: Duration) -> DispatchTimeInterval {
+        let (seconds, attoseconds) = duration.components
+        return .nanoseconds(Int(clamping: max(0, seconds) * 1_000_000_000 + max(0, attoseconds) / 1_000_000_000))
+    }
+
     // MARK: - Replies
 
     /// Sends `command` and returns the text after `+OK ` (empty for a bare `+OK`).
@@ -253,7 +276,7 @@ public final class SubscriptionClient: Sendable {
         return reply
     }
 
-    private static func receivers(_ text: String) throws(ClientError) -> Int {
+    static func receivers(_ text: String) throws(ClientError) -> Int {
         guard let count = Int(text), count >= 0 else {
             throw .protocolViolation("unexpected reply to PUB: '+OK \(text)'")
         }

@@ -41,6 +41,9 @@ public struct Watch: AsyncSequence, Sendable {
         public var info: [String: String] { new.info }
         /// The new value's info pairs in the publisher's order.
         public var infoPairs: [InfoPair] { new.infoPairs }
+        /// How many revisions were missed between `old` and `new` (NotificationHub's `Change.missed`): 0 when none
+        /// were, or when that cannot be told (``Gap/wentBack(from:)``).
+        public var missed: Int { gap?.missedCount ?? 0 }
     }
 
     /// How the revisions of two consecutive changes do not follow each other.
@@ -67,36 +70,60 @@ public struct Watch: AsyncSequence, Sendable {
 
     /// The watched number.
     public let number: String
-    private let subscription: Subscription
+    private let source: Source
     private let start: WatchState
 
-    init(number: String, subscription: Subscription, start: WatchState) {
+    /// Where a watch's events come from: one subscription (``SubscriptionClient``), or one per connection
+    /// (``ReconnectingClient``: the watch goes on across reconnections, one ``WatchState`` for all of them).
+    enum Source: Sendable {
+        case single(Subscription)
+        case resuming(ResumingEvents)
+    }
+
+    init(number: String, source: Source, start: WatchState) {
         self.number = number
-        self.subscription = subscription
+        self.source = source
         self.start = start
     }
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(base: subscription.makeAsyncIterator(), state: start)
+        switch source {
+        case .single(let subscription): AsyncIterator(base: .single(subscription.makeAsyncIterator()), state: start)
+        case .resuming(let events): AsyncIterator(base: .resuming(events.makeIterator()), state: start)
+        }
     }
 
     /// Reads the changes of a ``Watch``.
     public struct AsyncIterator: AsyncIteratorProtocol {
-        private var base: Subscription.AsyncIterator
+        enum Base {
+            case single(Subscription.AsyncIterator)
+            case resuming(ResumingEvents.Iterator)
+
+            mutating func next(isolation actor: isolated (any Actor)?) async throws(ClientError)
+                -> Subscription.Event?
+            {
+                switch self {
+                case .single(var iterator):
+                    defer { self = .single(iterator) }
+                    return try await iterator.next(isolation: actor)
+                case .resuming(var iterator):
+                    defer { self = .resuming(iterator) }
+                    return try await iterator.next(isolation: actor)
+                }
+            }
+        }
+
+        private var base: Base
         private var state: WatchState
 
-        init(base: Subscription.AsyncIterator, state: WatchState) {
+        init(base: Base, state: WatchState) {
             self.base = base
             self.state = state
         }
 
         /// The next change, or nil when the watch has ended.
         public mutating func next() async throws(ClientError) -> Change? {
-            while let event = try await base.next() {
-                if let change = try receive(event) { return change }
-                if case .gone = event { return nil }
-            }
-            return nil
+            try await next(isolation: nil)
         }
 
         /// The next change, or nil when the watch has ended; runs on the caller's actor.

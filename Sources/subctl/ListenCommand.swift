@@ -175,7 +175,7 @@ struct ListenCommand: AsyncParsableCommand {
     private static func missingNumber(of patterns: [String], error: ClientError, client: SubscriptionClient) async
         -> String?
     {
-        guard case .server(.notFound, _) = error else { return nil }
+        guard case .notFound = error else { return nil }
         for pattern in patterns where (try? Names.checkPattern(pattern)) == false {
             guard let found = try? await client.list(pattern) else { return nil }
             if !found.contains(where: { $0.number.utf8.elementsEqual(pattern.utf8) }) { return pattern }

@@ -32,7 +32,7 @@ struct Reconnection {
     /// anything tried again; `missing` names the number a `NOTFOUND` is about.
     mutating func retry(after error: ClientError, missing: () async -> String?) async -> Bool {
         guard isReconnecting else { return false }
-        if case .server(.notFound, _) = error {
+        if case .notFound = error {
             if !saidMissing {
                 let name = await missing().map { "'\($0)'" } ?? "a number"
                 Report.error("reconnected to \(endpoint), but \(name) is not there; trying again until it is")

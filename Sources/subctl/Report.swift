@@ -34,7 +34,7 @@ enum Report {
         case .protocolViolation(let what):
             Report.error("\(endpoint) broke the subd protocol: \(what)")
             return unavailable
-        case .server(.notFound, _) where number != nil:
+        case .notFound where number != nil:
             let number = number!
             let create = "subctl create \(number)" + (retained ? " --retain" : "")
             Report.error(
@@ -42,15 +42,19 @@ enum Report {
                     ? "no subscription number '\(number)' (create it with: \(create))"
                     : "no subscription number '\(number)'")
             return refused
-        case .server(.proto, let message) where retained && number != nil:
+        case .proto(let message) where retained && number != nil:
             let number = number!
             Report.error(
                 "'\(number)' is not a retained number (server: \(message)); only a number created with "
                     + "'subctl create \(number) --retain' has a value, and an existing number keeps its kind")
             return refused
-        case .server:
+        case .proto, .unknown, .name, .notFound, .tooBig, .auth, .denied, .limit:
             Report.error("server refused: \(error)")
             return refused
+        case .timeout, .outboundBufferFull:
+            // subctl uses SubscriptionClient, which has no request timeout nor outbound buffer.
+            Report.error(error.description)
+            return unavailable
         case .invalidName, .invalidClientName, .invalidGroupName, .invalidToken, .invalidInfo, .invalidArgument:
             Report.error(error.description)
             return .validationFailure
