@@ -3,7 +3,9 @@ import SubscriptionNATS
 
 /// The bucket `subd_interest` (docs/CLUSTER.md, step 4): each node puts its distinct upstream patterns under its origin
 /// id when they change and every ``ClusterAcks/heartbeat``, and watches the others' entries, so a publishing node knows
-/// which nodes a publication reaches (``InterestDirectory``). With `ack: local` the node neither puts nor watches.
+/// which nodes a publication reaches (``InterestDirectory``). Every node puts its entry, whatever its own `ack` (a
+/// node with `ack: all` must expect the others' confirmations however they answer their own publishers); only a node
+/// with `ack: all` watches.
 ///
 /// The bucket keeps an entry at most 30 s (`max_age`), so a node that stopped without deleting its entry is forgotten
 /// by a node that starts later too.
@@ -11,7 +13,7 @@ extension ClusterBridge {
     /// Makes or opens the interest bucket and watches it (at each connection until it works), then puts this node's
     /// entry and starts the heartbeat.
     func openInterestIfNeeded() {
-        guard settings.ack == .all, acks.bucket == nil, !acks.isOpening, client.isConnected else { return }
+        guard acks.bucket == nil, !acks.isOpening, client.isConnected else { return }
         acks.isOpening = true
         let configuration = KeyValueConfiguration(
             bucket: ClusterAcks.bucketName, replicas: settings.bucketReplicas, storage: .memory,
@@ -41,11 +43,13 @@ extension ClusterBridge {
 
     private func interestBucketOpened(_ opened: KeyValueBucket) {
         acks.isOpening = false
-        do {
-            acks.watcher = try KeyValueWatcher(bucket: opened) { [self] event in interestWatched(event) }
-        } catch {
-            interestBucketFailed(error)
-            return
+        if settings.ack == .all {
+            do {
+                acks.watcher = try KeyValueWatcher(bucket: opened) { [self] event in interestWatched(event) }
+            } catch {
+                interestBucketFailed(error)
+                return
+            }
         }
         acks.bucket = opened
         logger.info("cluster: interest bucket \(ClusterAcks.bucketName) open")
