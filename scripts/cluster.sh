@@ -60,9 +60,11 @@ CONF
   pids+=($!)
 done
 
-# JetStream elects its leader within seconds; each subd logs "numbers caught up" once its bucket is open.
+# JetStream elects its leader within seconds; each subd logs "numbers caught up" once its bucket is open, and
+# "interest bucket subd_interest open" once the others can expect its +OK confirmations.
 deadline=$((SECONDS + 60))
-until [ "$(grep -l 'numbers caught up' "$dir"/subd?.log 2>/dev/null | wc -l)" = 3 ]; do
+until [ "$(grep -l 'numbers caught up' "$dir"/subd?.log 2>/dev/null | wc -l)" = 3 ] \
+  && [ "$(grep -l 'interest bucket subd_interest open' "$dir"/subd?.log 2>/dev/null | wc -l)" = 3 ]; do
   for pid in "${pids[@]}"; do
     kill -0 "$pid" 2>/dev/null || { echo "cluster: a process exited; logs in $dir:" >&2; tail -n 5 "$dir"/*.log >&2; exit 1; }
   done
