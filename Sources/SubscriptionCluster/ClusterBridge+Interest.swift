@@ -11,9 +11,11 @@ import SubscriptionNATS
 /// by a node that starts later too.
 extension ClusterBridge {
     /// Makes or opens the interest bucket and watches it (at each connection until it works), then puts this node's
-    /// entry and starts the heartbeat.
+    /// entry and starts the heartbeat. At a reconnection with the bucket open: the entry again at once (the patterns
+    /// may have changed while a put could not reach the bucket).
     func openInterestIfNeeded() {
-        guard acks.bucket == nil, !acks.isOpening, client.isConnected else { return }
+        guard acks.bucket == nil else { return putInterest() }
+        guard !acks.isOpening, client.isConnected else { return }
         acks.isOpening = true
         let configuration = KeyValueConfiguration(
             bucket: ClusterAcks.bucketName, replicas: settings.bucketReplicas, storage: .memory,
