@@ -4,11 +4,12 @@
 #
 #   scripts/cluster-bench.sh BIN_DIR [subbench options...]
 #
-# The nodes run `ack: local`, so each +OK counts the publisher's node's receivers: none (--expect-receivers 0).
+# The nodes run `ack: local` (SUBD_CLUSTER_ACK, unless set), so each +OK counts the publisher's node's receivers: none
+# (--expect-receivers 0; with SUBD_CLUSTER_ACK=all give --expect-receivers 10 after the options).
 set -euo pipefail
 bin="$1"; shift
 out="$(mktemp /tmp/subd-cluster-bench.XXXXXX)"
-"$(dirname "$0")/cluster.sh" "$bin" > "$out" 2>&1 &
+SUBD_CLUSTER_ACK="${SUBD_CLUSTER_ACK:-local}" "$(dirname "$0")/cluster.sh" "$bin" > "$out" 2>&1 &
 cluster=$!
 finish() { kill -TERM "$cluster" 2>/dev/null || true; wait "$cluster" 2>/dev/null || true; rm -f "$out"; }
 trap finish EXIT

@@ -5,6 +5,8 @@
 #
 #   scripts/cluster.sh [SUBD_BIN_DIR]      (default: .build/release)
 #
+# The nodes run `ack: all` (each +OK counts every node's receivers); SUBD_CLUSTER_ACK=local makes them count their own.
+#
 # Ports: NATS clients 4221-4223, NATS routes 6221-6223, subd 7821-7823 (the README's example).
 set -euo pipefail
 
@@ -52,15 +54,17 @@ log_level: info
 cluster:
   servers: ["nats://127.0.0.1:422$i", "nats://127.0.0.1:4221", "nats://127.0.0.1:4222", "nats://127.0.0.1:4223"]
   node: node$i
-  ack: local
+  ack: ${SUBD_CLUSTER_ACK:-all}
 CONF
   "$subd" --config "$dir/subd$i.yaml" > "$dir/subd$i.log" 2>&1 &
   pids+=($!)
 done
 
-# JetStream elects its leader within seconds; each subd logs "numbers caught up" once its bucket is open.
+# JetStream elects its leader within seconds; each subd logs "numbers caught up" once its bucket is open, and
+# "interest bucket subd_interest open" once the others can expect its +OK confirmations.
 deadline=$((SECONDS + 60))
-until [ "$(grep -l 'numbers caught up' "$dir"/subd?.log 2>/dev/null | wc -l)" = 3 ]; do
+until [ "$(grep -l 'numbers caught up' "$dir"/subd?.log 2>/dev/null | wc -l)" = 3 ] \
+  && [ "$(grep -l 'interest bucket subd_interest open' "$dir"/subd?.log 2>/dev/null | wc -l)" = 3 ]; do
   for pid in "${pids[@]}"; do
     kill -0 "$pid" 2>/dev/null || { echo "cluster: a process exited; logs in $dir:" >&2; tail -n 5 "$dir"/*.log >&2; exit 1; }
   done
@@ -72,7 +76,7 @@ cat <<TEXT
 cluster: ready: subd nodes on 127.0.0.1:7821, :7822 and :7823 (NATS on :4221-4223); logs in $dir
   subctl --server 127.0.0.1:7821 create SCIENCE           # created, on node1
   subctl --server 127.0.0.1:7823 listen SCIENCE           # a subscriber on node3 (another terminal)
-  subctl --server 127.0.0.1:7822 publish SCIENCE V1.0     # published on node2: node3's listener prints V1.0
+  subctl --server 127.0.0.1:7822 publish SCIENCE V1.0     # published on node2: node3's listener prints V1.0 (1 receiver)
 Ctrl-C stops the six processes.
 TEXT
 wait

@@ -5,8 +5,12 @@ import SubscriptionNATS
 public struct ClusterSettings: Sendable, Equatable {
     /// How `+OK <receivers>` counts a publication on a clustered node.
     public enum AckMode: String, Sendable, Equatable, CaseIterable {
-        /// At once, with this node's receivers only (the other nodes' are not counted). The only mode built.
+        /// At once, with this node's receivers only (the other nodes' are not counted): no waiting, no
+        /// confirmations.
         case local
+        /// This node's receivers plus those the other nodes with matching interest confirm, waiting for them at most
+        /// ``ClusterSettings/ackTimeout`` (docs/CLUSTER.md, step 4). The default.
+        case all
     }
 
     /// The NATS servers to connect to (`nats://host:port`), tried in order; more are learnt from the cluster.
@@ -18,20 +22,27 @@ public struct ClusterSettings: Sendable, Equatable {
     public var authentication: NATSAuthentication?
     /// `ack`.
     public var ack: AckMode
+    /// `ack_timeout`: how long a publication's `+OK` waits for the other nodes' confirmations with `ack: all`.
+    public var ackTimeout: Duration
     /// Replicas of the shared buckets when this node is the one that makes them; nil: min(3, servers listed).
     public var replicas: Int?
 
     /// Settings for `node` on `servers`.
     public init(
-        servers: [NATSServerAddress], node: String, authentication: NATSAuthentication? = nil, ack: AckMode = .local,
-        replicas: Int? = nil
+        servers: [NATSServerAddress], node: String, authentication: NATSAuthentication? = nil, ack: AckMode = .all,
+        ackTimeout: Duration = Self.defaultAckTimeout, replicas: Int? = nil
     ) {
         self.servers = servers
         self.node = node
         self.authentication = authentication
         self.ack = ack
+        self.ackTimeout = ackTimeout
         self.replicas = replicas
     }
+
+    /// `ack_timeout` when it is not set: 20 ms, ample for nodes on one network (a confirmation takes a round trip
+    /// through NATS, well under a millisecond on a LAN) and short enough that a stopped node costs little.
+    public static let defaultAckTimeout: Duration = .milliseconds(20)
 
     /// The replicas a bucket made by this node gets.
     public var bucketReplicas: Int { replicas ?? min(3, max(1, servers.count)) }

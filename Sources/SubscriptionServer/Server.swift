@@ -43,7 +43,10 @@ public final class Server: @unchecked Sendable {
     /// The cluster bridge with `cluster:` (docs/CLUSTER.md), nil on a single node. Set once, before ``start()``, by
     /// the daemon (the bridge lives in the `SubscriptionCluster` target, which depends on this one).
     package var cluster: (any ClusterLink)? {
-        didSet { isClustered = cluster != nil }
+        didSet {
+            isClustered = cluster != nil
+            stats.clusterAcks = cluster == nil ? nil : ClusterAckCounters()
+        }
     }
     /// True with a ``cluster`` link: the handlers check it before calling the server's cluster methods. A copy of
     /// `cluster != nil` kept as a plain stored Bool on purpose: computing it from the existential (or calling a

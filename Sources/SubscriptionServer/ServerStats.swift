@@ -33,6 +33,9 @@ public struct ServerStats: Sendable, Equatable {
     /// Changes that could not be saved to `state_dir` (a failed write or sync; the first is logged at critical).
     public var stateFailures: UInt64 = 0
 
+    /// The cross-node `+OK` counters, with `cluster:` only.
+    public var clusterAcks: ClusterAckCounters?
+
     /// Makes zeroed counters.
     public init() {}
 
@@ -57,6 +60,7 @@ public struct ServerStats: Sendable, Equatable {
             "auth_failures \(authFailures)",
             "denied \(denied)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
+            + (clusterAcks?.lines ?? [])
     }
 }
 

@@ -12,7 +12,8 @@ import Yams
 ///   node: node1                 # this node's name: letters, digits, _ and -
 ///   user: subd                  # optional: user and password, or token, for servers whose URL has none
 ///   password: "..."
-///   ack: local                  # optional; local is the only mode so far
+///   ack: all                    # optional: all (the default: +OK counts every node's receivers) or local
+///   ack_timeout: 0.02           # optional: seconds +OK waits for the other nodes' counts (ack: all)
 ///   replicas: 3                 # optional; the shared bucket's replicas, min(3, servers listed) by default
 /// ```
 ///
@@ -21,7 +22,7 @@ import Yams
 /// the cluster settings the node started with.
 enum ClusterConfig {
     /// The fields of the block.
-    static let fields: Set<String> = ["servers", "node", "user", "password", "token", "ack", "replicas"]
+    static let fields: Set<String> = ["servers", "node", "user", "password", "token", "ack", "ack_timeout", "replicas"]
 
     /// The settings under `cluster:` in `document`; nil when the key is absent or empty.
     static func settings(in document: Node.Mapping) throws(ConfigurationError) -> ClusterSettings? {
@@ -81,14 +82,22 @@ enum ClusterConfig {
             throw ConfigurationError(key: "cluster.user", problem: "user and password go together")
         }
 
-        var ack = ClusterSettings.AckMode.local
+        var ack = ClusterSettings.AckMode.all
         if let text = try string("ack") {
             guard let mode = ClusterSettings.AckMode(rawValue: text) else {
                 throw ConfigurationError(
                     key: "cluster.ack",
-                    problem: "'\(text)' is not built yet: only 'local' (+OK counts this node's receivers) exists")
+                    problem: "'\(text)' is not a mode: all (+OK counts every node's receivers) or local (this node's)")
             }
             ack = mode
+        }
+        var ackTimeout = ClusterSettings.defaultAckTimeout
+        if let text = try string("ack_timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds <= 5 else {
+                throw ConfigurationError(
+                    key: "cluster.ack_timeout", problem: "must be seconds above 0 and at most 5 (fractions allowed)")
+            }
+            ackTimeout = .nanoseconds(Int64(seconds * 1_000_000_000))
         }
 
         var replicas: Int?
@@ -99,6 +108,7 @@ enum ClusterConfig {
             replicas = count
         }
         return ClusterSettings(
-            servers: servers, node: node, authentication: authentication, ack: ack, replicas: replicas)
+            servers: servers, node: node, authentication: authentication, ack: ack, ackTimeout: ackTimeout,
+            replicas: replicas)
     }
 }

@@ -4,11 +4,11 @@ import XCTest
 /// The `cluster:` block of the config file, and a clustered node whose NATS cannot be reached (no NATS server needed:
 /// the configured one is a port nobody listens on).
 final class ClusterConfigTests: IntegrationTestCase {
-    func testAnAckModeNotBuiltYetIsRefusedWithOneLineNamingIt() throws {
-        let result = try runSubd(["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack: all"])
+    func testAnUnknownAckModeIsRefusedWithOneLineNamingIt() throws {
+        let result = try runSubd(["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack: some"])
         XCTAssertEqual(result.status, 78)
         XCTAssertEqual(result.lines.count, 1, "one line, got: \(result.lines)")
-        XCTAssertTrue(result.lines.first?.contains("cluster.ack: 'all' is not built yet") == true, "\(result.lines)")
+        XCTAssertTrue(result.lines.first?.contains("cluster.ack: 'some' is not a mode") == true, "\(result.lines)")
     }
 
     func testBadClusterFieldsAreRefused() throws {
@@ -19,6 +19,8 @@ final class ClusterConfigTests: IntegrationTestCase {
             (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: \"a b\""], "cluster.node: 'a b'"),
             (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  user: u"], "cluster.user"),
             (["cluster:", "  servers: [\"nats://:x\"]", "  node: a"], "cluster.servers: 'nats://:x'"),
+            (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack_timeout: 0"], "cluster.ack_timeout"),
+            (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack_timeout: x"], "cluster.ack_timeout"),
         ]
         for (lines, expected) in cases {
             let result = try runSubd(lines)

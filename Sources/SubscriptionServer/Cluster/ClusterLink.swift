@@ -25,7 +25,14 @@ package protocol ClusterLink: AnyObject {
     func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
 
     /// A local session published to `number` (already delivered locally): the bridge sends it to the other nodes.
-    func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>)
+    /// Returns a ticket when the reply is to wait for the other nodes' receivers (`ack: all` and some node expected
+    /// to have interest; docs/CLUSTER.md, step 4): the caller then asks ``confirmations(of:answer:)`` in the same
+    /// turn. Nil: the reply is the local count, now.
+    func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>) -> UInt64?
+
+    /// Calls `answer` once, on the server's queue, with the receivers the other nodes confirmed for the publication
+    /// `ticket`: when every expected node has confirmed, or after the ack timeout with those that did.
+    func confirmations(of ticket: UInt64, answer: @escaping @Sendable (Int) -> Void)
 
     /// The node's sessions now hold `pattern` once more (a new subscription).
     func interestAdded(_ pattern: String)

@@ -29,6 +29,9 @@ struct CommandContext {
         session.hold()
         start { result in
             guard session.machine.phase != .closed else { return }
+            // A command run again inside the hold (a PUB after a bucket lookup) that answers later itself: that inner
+            // answer keeps the session held and releases it.
+            if case .success(.later) = result { return }
             switch result {
             case .success(let reply): session.queue(reply)
             case .failure(let error): session.queueError(error)

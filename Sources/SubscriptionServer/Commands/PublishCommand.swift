@@ -6,8 +6,9 @@ import SubscriptionWire
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
 /// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
 /// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
-/// the other nodes (docs/CLUSTER.md), after the local fan-out; the reply still counts this node's sessions only
-/// (`ack: local`). A number this node does not know is looked up in the shared bucket first
+/// the other nodes (docs/CLUSTER.md), after the local fan-out; with `ack: all` the reply waits (the session held) for
+/// the receivers the nodes with interest confirm, at most `ack_timeout`; with `ack: local` it counts this node's
+/// sessions only. A number this node does not know is looked up in the shared bucket first
 /// (``Server/lookUpInCluster(_:for:notFound:retry:)``; `lookUp: false` is the run after that lookup).
 enum PublishCommand {
     static func run(
@@ -46,8 +47,13 @@ enum PublishCommand {
         server.numberCounters.published(to: number)
         if let retainedRevision {
             server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
-        } else if let cluster = server.cluster {
-            cluster.published(to: number, sender: sender, info: info, payload: payload)
+        } else if let cluster = server.cluster,
+            let ticket = cluster.published(to: number, sender: sender, info: info, payload: payload)
+        {
+            // Held like a clustered CREATE: the commands behind wait, so replies keep their order.
+            return context.replyLater { answer in
+                cluster.confirmations(of: ticket) { remote in answer(.success(.count(receivers + remote))) }
+            }
         }
         return .count(receivers)
     }

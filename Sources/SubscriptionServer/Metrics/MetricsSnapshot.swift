@@ -43,6 +43,9 @@ struct MetricsSnapshot {
             "auth_failures": "subd_auth_failures_total", "denied": "subd_denied_commands_total",
         ]
         for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
+        keys["cluster_acks_waited"] = "subd_cluster_acks_waited_total"
+        keys["cluster_ack_timeouts"] = "subd_cluster_ack_timeouts_total"
+        keys["cluster_late_acks"] = "subd_cluster_late_acks_total"
         return keys
     }()
 
@@ -92,6 +95,18 @@ struct MetricsSnapshot {
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {
             text.sample(labels: ["reason": reason.rawValue], stats.closed[reason] ?? 0)
+        }
+
+        if let acks = stats.clusterAcks {
+            text.single(
+                "subd_cluster_acks_waited_total", .counter,
+                help: "Publications whose +OK waited for other nodes' receivers (ack: all).", acks.waited)
+            text.single(
+                "subd_cluster_ack_timeouts_total", .counter,
+                help: "Of those, answered at ack_timeout with a node's count missing.", acks.timeouts)
+            text.single(
+                "subd_cluster_late_acks_total", .counter,
+                help: "Other nodes' counts that came after the +OK (not in it).", acks.late)
         }
 
         text.family(

@@ -1,0 +1,38 @@
+import Dispatch
+import SubscriptionNATS
+
+/// What the bridge keeps for the cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4): the publications waiting
+/// for confirmations, the other nodes' interest, and this node's own entry in the bucket `subd_interest`. One stored
+/// property of ``ClusterBridge``; the work is in `ClusterBridge+Acks.swift` and `ClusterBridge+Interest.swift`.
+struct ClusterAcks {
+    /// The name of the interest bucket.
+    static let bucketName = "subd_interest"
+    /// How often a node puts its entry again (also when nothing changed), and forgets the silent ones.
+    static let heartbeat: DispatchTimeInterval = .seconds(10)
+    /// The largest entry a node puts: past it (thousands of distinct patterns) the entry says `>` (every number), so
+    /// publishers wait for this node's confirmation (or their timeout) for every number, never missing it.
+    static let maxEntryBytes = 256 * 1024
+
+    /// The publications waiting.
+    var pending = PendingAcks()
+    /// The other nodes' patterns.
+    var directory = InterestDirectory()
+    /// The confirmations' subscription (`subd.ack.<origin>`), once made.
+    var confirmationsSID: UInt64?
+    /// The interest bucket, once made or opened.
+    var bucket: KeyValueBucket?
+    /// Its watcher.
+    var watcher: KeyValueWatcher?
+    /// True while a make-or-open of the bucket is under way.
+    var isOpening = false
+    /// True while this node's entry is being put; ``needsPut`` asks for one more after it (puts go one at a time, so
+    /// the last one stored is the newest).
+    var isPutting = false
+    /// The patterns changed while a put was under way.
+    var needsPut = false
+    /// The heartbeat timer.
+    var timer: DispatchSourceTimer?
+
+    /// Nanoseconds of the monotonic clock.
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+}

@@ -1,0 +1,84 @@
+import Dispatch
+import SubscriptionNATS
+
+/// The cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4), `ack: all`: a publication goes upstream with the reply
+/// subject `subd.ack.<origin>`; each node that delivers it confirms its count there; the `+OK` waits (the session held,
+/// so replies keep their order) until every node whose interest matches the number confirmed, or `ack_timeout`.
+/// Confirmations after the answer are counted in STATS `cluster_late_acks`, never in an answer.
+extension ClusterBridge {
+    /// Subscribes to this node's confirmations (`ack: all`). At start, before the first connection.
+    func startConfirmations() {
+        guard settings.ack == .all, acks.confirmationsSID == nil else { return }
+        do throws(NATSError) {
+            acks.confirmationsSID = try client.subscribe(subject: BridgeHeaders.ackSubject(of: origin)) { [self] in
+                confirmationArrived($0)
+            }
+        } catch {
+            logger.warning("cluster: cannot subscribe to confirmations; +OK counts this node's receivers: \(error)")
+        }
+    }
+
+    /// The reply subject of this node's publications: nil with `ack: local` (nobody confirms).
+    var confirmationSubject: String? {
+        acks.confirmationsSID == nil ? nil : BridgeHeaders.ackSubject(of: origin)
+    }
+
+    /// Publication `counter` to `number` went upstream with the reply subject: its ticket when the `+OK` is to wait
+    /// (some other node's interest matches it), nil when it answers now (no node expected, NATS not connected, or
+    /// ``PendingAcks/limit`` waiting already).
+    func expectConfirmations(of counter: UInt64, to number: String) -> UInt64? {
+        guard client.isConnected else { return nil }
+        let nodes = acks.directory.expected(for: number, now: ClusterAcks.now())
+        guard !nodes.isEmpty, acks.pending.expect(counter, from: nodes) else { return nil }
+        server.countClusterAck(.waited)
+        server.queue.asyncAfter(deadline: .now() + settings.ackTimeout.dispatchInterval) { [self] in
+            timedOut(counter)
+        }
+        return counter
+    }
+
+    /// Gives `answer` the other nodes' receivers of publication `ticket`, once known.
+    public func confirmations(of ticket: UInt64, answer: @escaping @Sendable (Int) -> Void) {
+        if let receivers = acks.pending.attach(answer, to: ticket) { answer(receivers) }
+    }
+
+    /// The timeout of publication `ticket`: answered with the receivers confirmed so far.
+    private func timedOut(_ ticket: UInt64) {
+        guard let (answer, receivers) = acks.pending.expire(ticket) else { return }
+        server.countClusterAck(.timedOut)
+        answer?(receivers)
+    }
+
+    /// A node's confirmation.
+    private func confirmationArrived(_ message: NATSMessage) {
+        guard let (counter, node, receivers) = BridgeHeaders.decodeConfirmation(message.payload) else {
+            logger.debug("cluster: ignored a confirmation that no node sent")
+            return
+        }
+        switch acks.pending.confirm(counter, by: node, receivers: receivers) {
+        case .counted, .duplicate: break
+        case .complete(let answer, let total): answer(total)
+        case .late: server.countClusterAck(.late)
+        }
+    }
+
+    /// This node delivered publication `counter` of another node to `receivers` sessions: confirms it to `subject`
+    /// (the publication's reply subject, when its node waits).
+    func confirm(_ counter: UInt64, receivers: Int, to subject: String) {
+        guard subject.hasPrefix(BridgeHeaders.ackPrefix) else { return }
+        let payload = BridgeHeaders.encodeConfirmation(counter: counter, origin: origin, receivers: receivers)
+        do throws(NATSError) {
+            try client.publish(subject: subject, payload: payload)
+        } catch {
+            logger.debug("cluster: a confirmation was not sent: \(error)")
+        }
+    }
+}
+
+extension Duration {
+    /// This duration for Dispatch (nanoseconds).
+    var dispatchInterval: DispatchTimeInterval {
+        let (seconds, attoseconds) = components
+        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+    }
+}

@@ -1,0 +1,71 @@
+import SubscriptionWire
+
+/// Which other nodes hold which patterns upstream (docs/CLUSTER.md, step 4): what the bucket `subd_interest` says,
+/// one entry per node (its origin id), each a node's distinct upstream patterns. A publishing node waits for the
+/// confirmations of the nodes whose patterns match the number, and of no other.
+///
+/// A node puts its entry again every ``ClusterAcks/heartbeat``; an entry not seen for ``silence`` is a node gone
+/// (stopped, or cut off from NATS) and is expected no longer. A plain value: times are given, in nanoseconds of a
+/// monotonic clock.
+struct InterestDirectory {
+    /// One node's patterns: exact names in a set (one lookup per publication), wildcard patterns in a list.
+    struct Node: Equatable {
+        var exact: Set<String>
+        var wildcards: [String]
+        /// When its entry was last seen.
+        var seen: UInt64
+    }
+
+    /// How long an entry stays valid without being put again: three heartbeats.
+    static let silence: UInt64 = 30_000_000_000
+
+    /// The other nodes, by origin id.
+    private(set) var nodes: [String: Node] = [:]
+
+    /// A node's entry was put (or loaded): its patterns are these from now on. Returns true when the node is new.
+    @discardableResult
+    mutating func update(origin: String, patterns: [String], now: UInt64) -> Bool {
+        var node = Node(exact: [], wildcards: [], seen: now)
+        // A name that breaks the rules (no node sends one) is skipped.
+        for pattern in patterns {
+            guard let isWildcard = try? Names.checkPattern(pattern) else { continue }
+            if isWildcard { node.wildcards.append(pattern) } else { node.exact.insert(pattern) }
+        }
+        return nodes.updateValue(node, forKey: origin) == nil
+    }
+
+    /// A node's entry was deleted. Returns true when it was known.
+    @discardableResult
+    mutating func remove(origin: String) -> Bool {
+        nodes.removeValue(forKey: origin) != nil
+    }
+
+    /// Forgets the nodes silent for longer than ``silence``; returns their origin ids.
+    mutating func expire(now: UInt64) -> [String] {
+        let gone = nodes.filter { now &- $0.value.seen > Self.silence }.map(\.key)
+        for origin in gone { nodes[origin] = nil }
+        return gone
+    }
+
+    /// The nodes, heard from within ``silence``, that hold a pattern matching `number`: those a publication to it
+    /// reaches through NATS.
+    func expected(for number: String, now: UInt64) -> Set<String> {
+        var found: Set<String> = []
+        for (origin, node) in nodes where now &- node.seen <= Self.silence {
+            if node.exact.contains(number) || node.wildcards.contains(where: { Names.matches(pattern: $0, number: number) }) {
+                found.insert(origin)
+            }
+        }
+        return found
+    }
+
+    /// An entry's value: the patterns, one per line (a pattern holds no control byte), sorted.
+    static func encode(_ patterns: some Sequence<String>) -> [UInt8] {
+        Array(patterns.sorted().joined(separator: "\n").utf8)
+    }
+
+    /// The patterns of an entry's value.
+    static func decode(_ value: [UInt8]) -> [String] {
+        value.split(separator: UInt8(ascii: "\n")).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

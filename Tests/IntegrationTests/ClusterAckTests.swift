@@ -1,0 +1,96 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// The cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4) with real processes: three clustered `nats-server`s and
+/// three subd nodes. node1 publishes with `ack: all` (`ack_timeout: 1`, long enough to tell a wait for the timeout
+/// from an answer), node2 with the default (`all`), node3 with `ack: local`.
+final class ClusterAckTests: ClusterTestCase {
+    /// The lines of `node`'s log.
+    private func logLines(_ node: Daemon) -> [Substring] { node.log.split(separator: "\n") }
+
+    /// True once `node`'s interest bucket says that the node named `name` holds `count` upstream patterns.
+    private func sees(_ node: Daemon, _ name: String, holding count: Int) -> Bool {
+        logLines(node).contains { $0.contains("node \(name)-") && $0.hasSuffix("holds \(count) pattern(s) upstream") }
+    }
+
+    func testPlusOKCountsEveryNodesReceiversWaitsForAStoppedNodeUntilTheTimeoutAndKeepsReplyOrder() throws {
+        let nodes = try startCluster(logLevel: "debug") { index in
+            [["  ack: all", "  ack_timeout: 1"], [], ["  ack: local"]][index]
+        }
+        for node in nodes {
+            try eventually("\(node.server) opened the interest bucket", timeout: 30) {
+                node.log.contains("interest bucket subd_interest open")
+            }
+        }
+        let publisher = try connect(nodes[0], "publisher on node1")
+        let localOnly = try connect(nodes[0], "LOCAL.ONLY subscriber on node1")
+        XCTAssertEqual(try publisher.command("CREATE ACK.N"), .ok("created"))
+        XCTAssertEqual(try publisher.command("CREATE LOCAL.ONLY"), .ok("created"))
+        try subscribe(localOnly, "LOCAL.ONLY")
+        // 0 subscribers of ACK.N on node1, 2 on node2, 3 on node3 (one of them through a wildcard).
+        var subscribers: [LineClient] = []
+        for (node, pattern) in [(1, "ACK.N"), (1, "ACK.N"), (2, "ACK.N"), (2, "ACK.N"), (2, "ACK.>")] {
+            let client = try connect(nodes[node], "\(pattern) subscriber on node\(node + 1)")
+            try subscribe(client, pattern)
+            subscribers.append(client)
+        }
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 10) {
+            sees(nodes[0], "node2", holding: 1) && sees(nodes[0], "node3", holding: 2)
+        }
+        try eventually("the interest of nodes 2 and 3 reached node1's NATS server", timeout: 10) {
+            try knows(natsServers[0], "subd.m.ACK.N", count: 2) && knows(natsServers[0], "subd.m.ACK.>", count: 1)
+        }
+
+        // ack: all on node1: 0 here + 2 on node2 + 3 on node3.
+        XCTAssertEqual(try publisher.command("SEND ACK.N one"), .ok("5"), "every node's receivers")
+        // ack: local on node3: its own 3 only.
+        XCTAssertEqual(try subscribers[2].command("SEND ACK.N two"), .ok("3"), "ack: local counts node3's receivers")
+        for subscriber in subscribers {
+            XCTAssertEqual(try subscriber.nextMessage().payload, Array("one".utf8), subscriber.label)
+            XCTAssertEqual(try subscriber.nextMessage().payload, Array("two".utf8), subscriber.label)
+        }
+
+        // Pipelined: a reply that waits for other nodes holds the ones behind it, so they keep the commands' order.
+        try publisher.send("SEND ACK.N p1\nSEND LOCAL.ONLY p2\nSEND ACK.N p3\nPING\n")
+        XCTAssertEqual(try publisher.readReply(), .ok("5"))
+        XCTAssertEqual(try publisher.readReply(), .ok("1"), "the local-only answer after the one that waited")
+        XCTAssertEqual(try publisher.readReply(), .ok("5"))
+        XCTAssertEqual(try publisher.readReply(), .status("PONG"))
+        XCTAssertEqual(try localOnly.nextMessage(), Message("LOCAL.ONLY", text: "p2"))
+        for subscriber in subscribers {
+            XCTAssertEqual(try subscriber.nextMessage().payload, Array("p1".utf8), subscriber.label)
+            XCTAssertEqual(try subscriber.nextMessage().payload, Array("p3".utf8), subscriber.label)
+        }
+        var values = try stats(publisher)
+        XCTAssertEqual(values["cluster_acks_waited"], "3")
+        XCTAssertEqual(values["cluster_ack_timeouts"], "0")
+        XCTAssertEqual(values["cluster_late_acks"], "0")
+
+        // node3's subd stopped: it cannot confirm, so node1 answers at the timeout with node2's count.
+        let node3 = nodes[2].child.pid
+        XCTAssertEqual(kill(node3, SIGSTOP), 0)
+        var continued = false
+        defer { if !continued { kill(node3, SIGCONT) } }
+        let started = Date()
+        XCTAssertEqual(try publisher.command("SEND ACK.N stopped"), .ok("2"), "node2's 2; node3 did not answer")
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.95, "answered at ack_timeout (1 s)")
+        values = try stats(publisher)
+        XCTAssertEqual(values["cluster_ack_timeouts"], "1")
+        XCTAssertEqual(values["cluster_late_acks"], "0")
+
+        XCTAssertEqual(kill(node3, SIGCONT), 0)
+        continued = true
+        for subscriber in subscribers {
+            XCTAssertEqual(try subscriber.nextMessage().payload, Array("stopped".utf8), subscriber.label)
+        }
+        try eventually("node3's confirmation, after the answer, is counted late", timeout: 10) {
+            try stats(publisher)["cluster_late_acks"] == "1"
+        }
+        XCTAssertEqual(try publisher.command("SEND ACK.N again"), .ok("5"), "node3 answers again")
+        values = try stats(publisher)
+        XCTAssertEqual(values["cluster_acks_waited"], "5")
+        XCTAssertEqual(values["cluster_ack_timeouts"], "1")
+        XCTAssertEqual(values["cluster_late_acks"], "1")
+    }
+}

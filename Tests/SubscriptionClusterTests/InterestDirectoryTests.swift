@@ -1,0 +1,37 @@
+import XCTest
+
+@testable import SubscriptionCluster
+
+/// The other nodes' interest: a publication expects the nodes with a matching pattern that were heard from lately.
+final class InterestDirectoryTests: XCTestCase {
+    func testThePublicationExpectsTheNodesWhosePatternsMatch() {
+        var directory = InterestDirectory()
+        XCTAssertTrue(directory.update(origin: "b", patterns: ["SCIENCE.physics"], now: 0))
+        directory.update(origin: "c", patterns: ["SCIENCE.>", "NEWS"], now: 0)
+        directory.update(origin: "d", patterns: ["*.chemistry"], now: 0)
+        XCTAssertEqual(directory.expected(for: "SCIENCE.physics", now: 1), ["b", "c"])
+        XCTAssertEqual(directory.expected(for: "SCIENCE.chemistry", now: 1), ["c", "d"])
+        XCTAssertEqual(directory.expected(for: "OTHER", now: 1), [])
+        XCTAssertFalse(directory.update(origin: "b", patterns: [], now: 2), "b known; now it holds nothing")
+        XCTAssertEqual(directory.expected(for: "SCIENCE.physics", now: 3), ["c"])
+        XCTAssertTrue(directory.remove(origin: "c"))
+        XCTAssertEqual(directory.expected(for: "SCIENCE.physics", now: 3), [])
+    }
+
+    func testASilentNodeIsNotExpectedAndIsForgotten() {
+        var directory = InterestDirectory()
+        directory.update(origin: "b", patterns: ["N"], now: 0)
+        directory.update(origin: "c", patterns: ["N"], now: 20_000_000_000)
+        let later = InterestDirectory.silence + 1
+        XCTAssertEqual(directory.expected(for: "N", now: later), ["c"], "b silent past the limit")
+        XCTAssertEqual(directory.expire(now: later), ["b"])
+        XCTAssertEqual(directory.nodes.keys.sorted(), ["c"])
+    }
+
+    func testAnEntryReadsBackAsWritten() {
+        let value = InterestDirectory.encode(["b.>", "A", "$x"])
+        XCTAssertEqual(String(decoding: value, as: UTF8.self), "$x\nA\nb.>")
+        XCTAssertEqual(InterestDirectory.decode(value), ["$x", "A", "b.>"])
+        XCTAssertEqual(InterestDirectory.decode([]), [])
+    }
+}

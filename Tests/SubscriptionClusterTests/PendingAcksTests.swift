@@ -1,0 +1,55 @@
+import XCTest
+
+@testable import SubscriptionCluster
+
+/// The publications waiting for other nodes' counts: an answer once every expected node confirmed or at the timeout,
+/// never a receiver counted twice, and a confirmation after the answer late.
+final class PendingAcksTests: XCTestCase {
+    private final class Answers: @unchecked Sendable {
+        var given: [Int] = []
+    }
+
+    func testTheAnswerComesWhenEveryExpectedNodeConfirmed() {
+        var pending = PendingAcks()
+        let answers = Answers()
+        XCTAssertTrue(pending.expect(7, from: ["b", "c"]))
+        XCTAssertNil(pending.attach({ answers.given.append($0) }, to: 7))
+        guard case .counted = pending.confirm(7, by: "b", receivers: 2) else { return XCTFail("b counted") }
+        guard case .duplicate = pending.confirm(7, by: "b", receivers: 2) else { return XCTFail("b once") }
+        guard case .counted = pending.confirm(7, by: "x", receivers: 1) else { return XCTFail("unexpected x counted") }
+        guard case .complete(let answer, let receivers) = pending.confirm(7, by: "c", receivers: 3) else {
+            return XCTFail("c completes it")
+        }
+        answer(receivers)
+        XCTAssertEqual(answers.given, [6], "2 + 1 + 3, b once")
+        guard case .late = pending.confirm(7, by: "d", receivers: 1) else { return XCTFail("after the answer: late") }
+        XCTAssertEqual(pending.count, 0)
+    }
+
+    func testTheTimeoutAnswersWithTheConfirmationsSoFar() {
+        var pending = PendingAcks()
+        let answers = Answers()
+        XCTAssertTrue(pending.expect(1, from: ["b", "c"]))
+        XCTAssertNil(pending.attach({ answers.given.append($0) }, to: 1))
+        _ = pending.confirm(1, by: "b", receivers: 2)
+        guard let (answer, receivers) = pending.expire(1) else { return XCTFail("still waiting") }
+        answer?(receivers)
+        XCTAssertEqual(answers.given, [2])
+        XCTAssertNil(pending.expire(1), "answered once")
+        guard case .late = pending.confirm(1, by: "c", receivers: 3) else { return XCTFail("c is late") }
+    }
+
+    func testAtTheLimitAPublicationDoesNotWait() {
+        var pending = PendingAcks()
+        for ticket in 0..<UInt64(PendingAcks.limit) { XCTAssertTrue(pending.expect(ticket, from: ["b"])) }
+        XCTAssertFalse(pending.expect(UInt64(PendingAcks.limit), from: ["b"]))
+    }
+
+    func testAConfirmationReadsBackAsWritten() {
+        let payload = BridgeHeaders.encodeConfirmation(counter: 17, origin: "node2-3k9", receivers: 4)
+        XCTAssertEqual(String(decoding: payload, as: UTF8.self), "17 node2-3k9 4")
+        XCTAssertEqual(BridgeHeaders.decodeConfirmation(payload)?.receivers, 4)
+        XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2 -1".utf8)))
+        XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2".utf8)))
+    }
+}
