@@ -1,45 +1,15 @@
 import SubscriptionWire
 
-/// The current value of a retained number (shared/PROTOCOL.md, "Version 1.1 / Retained numbers"): the latest
-/// publication to it, with the revision the server gave it. ``SubscriptionClient/get(_:)`` returns one, and each
-/// ``Watch/Change`` holds the old and the new one.
-public struct RetainedValue: Sendable, Equatable {
-    /// The retained number.
-    public var number: String
-    /// The payload, byte for byte.
-    public var payload: [UInt8]
-    /// The revision of this publication (`rev=`): 1 for the first publication to the number, then one more for each.
-    public var revision: Int
-    /// The publisher's `HELLO name=`, when it named itself (`from=`).
-    public var from: String?
-    /// The publisher's info pairs in the order it gave them, values exactly as sent.
-    public var infoPairs: [InfoPair]
+/// The current value of a retained number: ``SubscriptionClient/get(_:)`` returns one, and each ``Watch/Change``
+/// holds the old and the new one. The one type of `SubscriptionWire`, which the in-process `NotificationHub` uses too.
+public typealias RetainedValue = SubscriptionWire.RetainedValue
 
-    /// Makes a value.
-    public init(number: String, payload: [UInt8], revision: Int, from: String? = nil, info: [InfoPair] = []) {
-        self.number = number
-        self.payload = payload
-        self.revision = revision
-        self.from = from
-        self.infoPairs = info
-    }
-
+extension RetainedValue {
     /// The value a `MSG` push carries, or nil when it has no `rev=` (it was published to a plain number).
     public init?(_ message: ReceivedMessage) {
         guard let revision = message.revision else { return nil }
         self.init(
             number: message.number, payload: message.payload, revision: revision, from: message.from,
             info: message.infoPairs)
-    }
-
-    /// The info pairs by key (the notification's `userInfo`), values exactly as sent; should a key come twice, its
-    /// first value.
-    public var info: [String: String] {
-        Dictionary(infoPairs.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
-    }
-
-    /// The payload as text, or nil when it is not valid UTF-8.
-    public var text: String? {
-        String(validating: payload, as: UTF8.self)
     }
 }
