@@ -11,7 +11,8 @@ import SubscriptionServer
 /// `UNSUB`; it applies what the other nodes did through the server's `applyCluster…`/`deliverFromCluster` methods.
 /// Confined to the server's queue (`@unchecked Sendable`): every callback of the client runs there.
 ///
-/// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`).
+/// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`),
+/// retained numbers (`ClusterBridge+Retained.swift`).
 public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// The name of the shared numbers bucket.
     public static let numbersBucket = "subd_numbers"
@@ -53,6 +54,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var isTurnEndScheduled = false
     /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
     var dropped: UInt64 = 0
+    /// The retained bucket, its watch and the cache it feeds (`ClusterBridge+Retained.swift`).
+    var retained = RetainedBridgeState()
 
     /// A bridge for `server` with `settings`; nothing happens before ``start()``. Attach it with
     /// `server.cluster = bridge` before the server starts.
@@ -88,6 +91,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(server.queue))
         watcher?.stop()
         watcher = nil
+        retained.watcher?.stop()
         client.close()
     }
 
@@ -99,6 +103,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             logger.info("cluster: connected to NATS at \(address)")
             checkMaxPayload(info)
             openBucketIfNeeded()
+            openRetainedBucketIfNeeded()
         case .disconnected(let reason):
             logger.warning(
                 "cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE answer -ERR LIMIT")

@@ -29,6 +29,8 @@ struct CommandContext {
         session.hold()
         start { result in
             guard session.machine.phase != .closed else { return }
+            // A command run again after a lookup that is itself answered later: that answer releases the session.
+            if case .success(.later) = result { return }
             switch result {
             case .success(let reply): session.queue(reply)
             case .failure(let error): session.queueError(error)

@@ -6,8 +6,9 @@ import SubscriptionWire
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
 /// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
 /// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
-/// the other nodes (docs/CLUSTER.md), after the local fan-out; the reply still counts this node's sessions only
-/// (`ack: local`). A number this node does not know is looked up in the shared bucket first
+/// the other nodes (docs/CLUSTER.md), after the local fan-out, and a shared retained number's goes through the
+/// cluster's retained bucket first (``Server/publishRetainedInCluster(_:payload:info:_:)``); the reply still counts
+/// this node's sessions only (`ack: local`). A number this node does not know is looked up in the shared bucket first
 /// (``Server/lookUpInCluster(_:for:notFound:retry:)``; `lookUp: false` is the run after that lookup).
 enum PublishCommand {
     static func run(
@@ -16,6 +17,9 @@ enum PublishCommand {
         // The server is taken from the context once: each `context.server.…` access retained and released it.
         let server = context.server
         try server.checkStateAccepts(publicationTo: number)
+        if server.isClustered, let later = server.publishRetainedInCluster(number, payload: payload, info: info, context) {
+            return later
+        }
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
         // Framed only when some session will receive it.
