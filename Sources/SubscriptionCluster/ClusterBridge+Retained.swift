@@ -107,12 +107,16 @@ extension ClusterBridge {
         return receivers
     }
 
-    /// Delivers a retained value on this node (when it holds the number and not that revision yet).
+    /// Delivers a retained value on this node (when it holds the number and not that revision yet); the center's
+    /// slot then holds its bytes, and the cache forgets them.
     @discardableResult
     private func applyRetained(_ number: String, _ value: RetainedCache.Value) -> Int? {
         let receivers = server.applyClusterRetained(
             number, revision: value.revision, sender: value.sender, info: value.info, payload: value.payload)
-        if receivers != nil { scheduleTurnEnd() }
+        if receivers != nil {
+            retained.cache.delivered(number)
+            scheduleTurnEnd()
+        }
         return receivers
     }
 

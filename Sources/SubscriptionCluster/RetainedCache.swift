@@ -29,8 +29,11 @@ struct RetainedCache {
     struct Stored: Equatable {
         /// The bucket's sequence of the entry (what the next write expects).
         var sequence: UInt64
-        /// The value; nil for a delete marker or an entry no node wrote.
+        /// The value; nil for a delete marker or an entry no node wrote. Once the number's slot on this node holds
+        /// it (``RetainedCache/delivered(_:)``) its payload, sender and info are dropped: they are kept once.
         var value: Value?
+        /// True once this node's center holds the value.
+        var isDelivered = false
     }
 
     /// What the next write of a number is: at which bucket sequence, as which revision of which generation.
@@ -52,6 +55,7 @@ struct RetainedCache {
     /// the number on this node (one of this generation that arrived before the create did), if any.
     mutating func numberCreated(_ number: String, generation: UInt64) -> Value? {
         generations[number] = generation
+        guard latest[number]?.isDelivered == false else { return nil }
         return current(number)
     }
 
@@ -65,7 +69,8 @@ struct RetainedCache {
         !generations.isEmpty && generations[number] != nil
     }
 
-    /// The current value of `number`: the key's latest entry when it belongs to the number's generation.
+    /// The current value of `number`: the key's latest entry when it belongs to the number's generation (without its
+    /// bytes once ``delivered(_:)``).
     func current(_ number: String) -> Value? {
         guard let generation = generations[number], let value = latest[number]?.value, value.generation == generation
         else { return nil }
@@ -88,6 +93,17 @@ struct RetainedCache {
         latest[key] = entry
         guard let value = entry.value, generations[key] == value.generation else { return nil }
         return value
+    }
+
+    /// This node's center holds the latest value of `key` now: its bytes are not kept twice.
+    mutating func delivered(_ key: String) {
+        guard var entry = latest[key], var value = entry.value else { return }
+        value.payload = []
+        value.info = []
+        value.sender = nil
+        entry.value = value
+        entry.isDelivered = true
+        latest[key] = entry
     }
 
     /// The latest sequence this node knows of `key` (0: none).

@@ -24,6 +24,12 @@ final class RetainedCacheTests: XCTestCase {
         XCTAssertNil(cache.stored("T", .init(sequence: 11, value: value(9))), "an older sequence")
         XCTAssertEqual(cache.nextWrite("T"), .init(expectedSequence: 12, revision: 3, generation: 5))
         XCTAssertEqual(cache.current("T"), value(2))
+
+        // Once the center holds it, its bytes are not kept twice; its revision still counts.
+        cache.delivered("T")
+        XCTAssertEqual(cache.current("T")?.payload, [])
+        XCTAssertEqual(cache.nextWrite("T"), .init(expectedSequence: 12, revision: 3, generation: 5))
+        XCTAssertNil(cache.numberCreated("T", generation: 5), "the watch's copy of the create: nothing to apply again")
     }
 
     func testAValueOfAnotherGenerationIsNeverTheNumbersValue() {
