@@ -120,4 +120,40 @@ final class ClusterRetainedTests: ClusterTestCase {
         XCTAssertEqual(try get(publisher2, "TEMP").0, "1 fresh")
         XCTAssertEqual(try get(publisher2, "TEMP").1, .ok("1"))
     }
+
+    /// A node whose NATS server dies misses the values written meanwhile; once it is connected again (to another
+    /// server) its watch loads the current value: its subscriber gets it (the revisions in between are missed, as a
+    /// client's `watch` reports), and its own publications go on from there.
+    func testANodeThatReconnectsGetsTheCurrentValue() throws {
+        let nodes = try startCluster(nodes: 2)
+        for node in nodes { try waitForRetained(node) }
+        let publisher = try connect(nodes[0], "publisher on node1")
+        let subscriber = try connect(nodes[1], "subscriber on node2")
+        XCTAssertEqual(try publisher.command("CREATE R retain"), .ok("created"))
+        try subscribe(subscriber, "R")
+        XCTAssertEqual(try publisher.command("SEND R v1"), .ok("0"))
+        XCTAssertEqual(try revisions(subscriber, 1), ["1 v1"])
+
+        natsServers[1].kill()  // node2's own server
+        try eventually("node2 lost NATS", timeout: 10) { nodes[1].log.contains("lost NATS") }
+        // The bucket may elect a new leader first (its writes answer -ERR LIMIT meanwhile, changing nothing).
+        for payload in ["v2", "v3"] {
+            try eventually("node1 publishes \(payload)", timeout: 20) {
+                try publisher.command("SEND R \(payload)") == .ok("0")
+            }
+        }
+        let (current, revision) = try get(publisher, "R")
+        XCTAssertEqual(current, "3 v3")
+        XCTAssertEqual(revision, .ok("3"))
+        try eventually("node2 reconnected to another server", timeout: 15) {
+            nodes[1].log.components(separatedBy: "cluster: connected to NATS").count > 2
+        }
+        XCTAssertEqual(try revisions(subscriber, 1), ["3 v3"], "the current value, once")
+        let (value, reply) = try get(subscriber, "R")
+        XCTAssertEqual(value, "3 v3")
+        XCTAssertEqual(reply, .ok("3"))
+        XCTAssertEqual(try subscriber.command("SEND R v4"), .ok("1"))
+        XCTAssertEqual(try revisions(subscriber, 1), ["4 v4"])
+        XCTAssertEqual(try get(publisher, "R").0, "4 v4")
+    }
 }
