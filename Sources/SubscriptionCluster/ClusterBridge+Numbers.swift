@@ -3,8 +3,9 @@ import SubscriptionNATS
 import SubscriptionProtocol
 
 /// The shared numbers (docs/CLUSTER.md, "CREATE/REMOVE"): the bucket `subd_numbers` holds every number of the
-/// cluster (key = number, value = `plain` or `retained`); `CREATE` is a bucket create, `REMOVE` a delete at the revision read
-/// before, and every node's watch applies each stored change to its own center.
+/// cluster (key = number, value = `plain` or `retained`); `CREATE` is a bucket create, `REMOVE` a delete at the
+/// revision read before, and every node's watch applies each stored change to its own center (a retained number's
+/// values: `ClusterBridge+Retained.swift`).
 ///
 /// While NATS or the bucket cannot be reached, `CREATE` and `REMOVE` answer `-ERR LIMIT` and change nothing; `PUB`,
 /// `SUB` and delivery go on with the numbers this node knows.

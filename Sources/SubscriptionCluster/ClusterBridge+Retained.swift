@@ -83,7 +83,8 @@ extension ClusterBridge {
     private func retainedWatched(_ event: KeyValueWatchEvent) {
         switch event {
         case .entry(let entry):
-            let value = entry.operation == .put ? BridgeHeaders.decodeRetained(entry.headers, payload: entry.value) : nil
+            let value =
+                entry.operation == .put ? BridgeHeaders.decodeRetained(entry.headers, payload: entry.value) : nil
             retainedStored(entry.key, RetainedCache.Stored(sequence: entry.revision, value: value))
         case .caughtUp:
             logger.info("cluster: retained values caught up with the bucket")
@@ -172,7 +173,8 @@ extension ClusterBridge {
     ) {
         let number = publication.number
         guard let next = retained.cache.nextWrite(number) else {
-            return completion(.failure(ProtocolError(.notFound, "no subscription number '\(number)' (removed meanwhile)")))
+            let error = ProtocolError(.notFound, "no subscription number '\(number)' (removed meanwhile)")
+            return completion(.failure(error))
         }
         counter += 1
         let id = counter
@@ -190,7 +192,8 @@ extension ClusterBridge {
                 let value = RetainedCache.Value(
                     generation: next.generation, revision: next.revision, sender: publication.sender,
                     info: publication.info, payload: publication.payload, origin: origin, counter: id)
-                completion(.success(retainedStored(number, RetainedCache.Stored(sequence: sequence, value: value)) ?? 0))
+                let receivers = retainedStored(number, RetainedCache.Stored(sequence: sequence, value: value))
+                completion(.success(receivers ?? 0))
             case .failure(.wrongLastSequence):
                 // Another node wrote first: write again on top of its value once this node has it (from the watch),
                 // so that this node delivers every revision in the bucket's order.

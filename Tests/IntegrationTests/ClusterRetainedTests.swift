@@ -23,7 +23,9 @@ final class ClusterRetainedTests: ClusterTestCase {
     /// `GET` of `number`: the pushed value as `rev payload`, and the reply.
     private func get(_ client: LineClient, _ number: String) throws -> (String?, Reply) {
         let reply = try client.command("GET \(number)")
-        let value = client.takePushes().compactMap(\.message).last.map { "\($0.attributes["rev"] ?? "none") \($0.text)" }
+        let value = client.takePushes().compactMap(\.message).last.map {
+            "\($0.attributes["rev"] ?? "none") \($0.text)"
+        }
         return (value, reply)
     }
 
@@ -91,7 +93,9 @@ final class ClusterRetainedTests: ClusterTestCase {
 
         // A node started now gets the current value.
         let late = try startDaemon(nodeConfig(3, natsServers))
-        try eventually("node4 caught up with the numbers bucket", timeout: 30) { late.log.contains("numbers caught up") }
+        try eventually("node4 caught up with the numbers bucket", timeout: 30) {
+            late.log.contains("numbers caught up")
+        }
         try waitForRetained(late)
         let lateClient = try connect(late, "client on node4")
         XCTAssertEqual(try get(lateClient, "TEMP").0, last)

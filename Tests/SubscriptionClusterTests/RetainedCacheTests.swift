@@ -43,7 +43,8 @@ final class RetainedCacheTests: XCTestCase {
         XCTAssertNil(cache.numberCreated("T", generation: 8))
         XCTAssertNil(cache.current("T"))
         XCTAssertEqual(cache.nextWrite("T"), .init(expectedSequence: 3, revision: 1, generation: 8))
-        XCTAssertNil(cache.stored("T", .init(sequence: 4, value: value(5, generation: 5))), "a late write of the old one")
+        XCTAssertNil(
+            cache.stored("T", .init(sequence: 4, value: value(5, generation: 5))), "a late write of the old one")
         XCTAssertEqual(cache.stored("T", .init(sequence: 6, value: value(1, generation: 8))), value(1, generation: 8))
         XCTAssertNil(cache.stored("T", .init(sequence: 7, value: nil)), "a delete marker")
         XCTAssertEqual(cache.nextWrite("T"), .init(expectedSequence: 7, revision: 1, generation: 8))

@@ -67,7 +67,8 @@ extension Server {
             return false
         }
         if created {
-            post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string(retained ? "retained" : "plain")),
+            let kind = retained ? "retained" : "plain"
+            post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string(kind)),
                                              ("origin", .string("cluster"))]))
         }
         return created
@@ -94,8 +95,9 @@ extension Server {
     /// A publication made on another node: fanned out through the center as a local one is (each session at most
     /// once, `from=` filters applied), counted as delivered, never sent upstream again. Returns the receivers; 0 for
     /// a number this node does not hold, for the daemon's own numbers (never bridged), and for a retained number (a
-    /// shared one's publications travel through the retained bucket, ``applyClusterRetained(_:revision:sender:info:payload:)``;
-    /// one this node restored from its `state_dir` alone keeps its revisions this node's).
+    /// shared one's publications travel through the retained bucket,
+    /// ``applyClusterRetained(_:revision:sender:info:payload:)``; one this node restored from its `state_dir` alone
+    /// keeps its revisions this node's).
     @discardableResult
     package func deliverFromCluster(
         to number: String, sender: String?, info: [InfoPair], payload: UnsafeRawBufferPointer

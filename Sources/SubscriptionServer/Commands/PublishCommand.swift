@@ -17,7 +17,9 @@ enum PublishCommand {
         // The server is taken from the context once: each `context.server.…` access retained and released it.
         let server = context.server
         try server.checkStateAccepts(publicationTo: number)
-        if server.isClustered, let later = server.publishRetainedInCluster(number, payload: payload, info: info, context) {
+        if server.isClustered,
+            let later = server.publishRetainedInCluster(number, payload: payload, info: info, context)
+        {
             return later
         }
         let sender = context.session.name
