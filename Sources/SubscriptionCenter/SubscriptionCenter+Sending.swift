@@ -22,10 +22,13 @@ extension SubscriptionCenter {
 
     /// ``send(to:from:message:)`` where the message may carry its revision: for a retained number the next one
     /// (1, 2, ...), passed to `message`, which is then always made and kept as the number's current value, receivers
-    /// or not; nil for a plain number.
+    /// or not; nil for a plain number. `revision`, when given, is the retained number's new revision instead of the
+    /// next one: a revision decided elsewhere (a cluster's shared bucket, where revisions may be skipped by a node
+    /// that missed some); the caller keeps it above the current one.
     @discardableResult
     public func send(
-        to number: String, from sender: String? = nil, revisedMessage makeMessage: (UInt64?) -> Message
+        to number: String, from sender: String? = nil, atRevision revision: UInt64? = nil,
+        revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
         guard let entry = entry(forSending: number) else { throw .notFound(number) }
         // A plain number nobody can receive from (the ingest case): no snapshot to take and give back.
@@ -35,7 +38,7 @@ extension SubscriptionCenter {
         let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
         let message: Message
         if var slot = entry.retained {
-            slot.revision += 1
+            slot.revision = revision ?? slot.revision + 1
             message = makeMessage(slot.revision)
             slot.value = message
             slot.sender = sender

@@ -3,8 +3,9 @@ import SubscriptionNATS
 import SubscriptionProtocol
 
 /// The shared numbers (docs/CLUSTER.md, "CREATE/REMOVE"): the bucket `subd_numbers` holds every number of the
-/// cluster (key = number, value = `plain`); `CREATE` is a bucket create, `REMOVE` a delete at the revision read
-/// before, and every node's watch applies each stored change to its own center.
+/// cluster (key = number, value = `plain` or `retained`); `CREATE` is a bucket create, `REMOVE` a delete at the
+/// revision read before, and every node's watch applies each stored change to its own center (a retained number's
+/// values: `ClusterBridge+Retained.swift`).
 ///
 /// While NATS or the bucket cannot be reached, `CREATE` and `REMOVE` answer `-ERR LIMIT` and change nothing; `PUB`,
 /// `SUB` and delivery go on with the numbers this node knows.
@@ -65,9 +66,10 @@ extension ClusterBridge {
         switch event {
         case .entry(let entry):
             if entry.operation == .put {
-                server.applyClusterCreate(entry.key)
+                numberStored(entry)
             } else {
                 let told = server.applyClusterRemove(entry.key)
+                numberDeleted(entry.key)
                 if let before = removing[entry.key] { removing[entry.key] = before + told }
             }
             scheduleTurnEnd()
@@ -93,21 +95,33 @@ extension ClusterBridge {
         ProtocolError(.limit, "the cluster state is unavailable (\(why)); nothing was changed, try again")
     }
 
-    /// A bucket create (expected revision 0, decided by the bucket's leader); the number then exists here too.
-    public func create(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void) {
+    /// A bucket create (expected revision 0, decided by the bucket's leader); the number then exists here too, with
+    /// the kind the bucket has (an existing number keeps its own: it is read back through the leader).
+    public func create(
+        _ number: String, retained: Bool, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void
+    ) {
         let bucket: KeyValueBucket
         switch reachableBucket() {
         case .success(let open): bucket = open
         case .failure(let error): return completion(.failure(error))
         }
-        bucket.create(number, Self.plainValue) { [self] result in
+        let value = retained ? Self.retainedValue : Self.plainValue
+        bucket.create(number, value) { [self] result in
             switch result {
-            case .success:
-                server.applyClusterCreate(number)
+            case .success(let revision):
+                numberStored(KeyValueEntry(bucket: bucket.name, key: number, value: value, revision: revision))
                 completion(.success(true))
             case .failure(.wrongLastSequence):
-                server.applyClusterCreate(number)
-                completion(.success(false))
+                bucket.getLatest(number) { [self] latest in
+                    switch latest {
+                    case .success(let entry?):
+                        numberStored(entry)
+                        completion(.success(false))
+                    case .success(nil):
+                        completion(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
+                    case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+                    }
+                }
             case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
             }
         }
@@ -122,8 +136,8 @@ extension ClusterBridge {
         }
         bucket.getLatest(number) { [self] latest in
             switch latest {
-            case .success(.some):
-                server.applyClusterCreate(number)
+            case .success(let entry?):
+                numberStored(entry)
                 completion(.success(true))
             case .success(nil): completion(.success(false))
             case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
@@ -142,7 +156,10 @@ extension ClusterBridge {
         // Whoever removed it here first (this answer or the watch), the subscribers told here are counted once.
         let finish: @Sendable (Result<Int, ProtocolError>) -> Void = { [self] result in
             let toldByWatch = removing.removeValue(forKey: number) ?? 0
-            completion(result.map { _ in toldByWatch + server.applyClusterRemove(number) })
+            completion(result.map { _ in
+                defer { numberDeleted(number) }
+                return toldByWatch + server.applyClusterRemove(number)
+            })
         }
         bucket.getLatest(number) { latest in
             switch latest {

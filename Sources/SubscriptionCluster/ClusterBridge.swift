@@ -12,7 +12,8 @@ import SubscriptionServer
 /// Confined to the server's queue (`@unchecked Sendable`): every callback of the client runs there.
 ///
 /// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`), the
-/// cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`).
+/// cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`), retained numbers
+/// (`ClusterBridge+Retained.swift`).
 public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// The name of the shared numbers bucket.
     public static let numbersBucket = "subd_numbers"
@@ -56,6 +57,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var dropped: UInt64 = 0
     /// The cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`).
     var acks = ClusterAcks()
+    /// The retained bucket, its watch and the cache it feeds (`ClusterBridge+Retained.swift`).
+    var retained = RetainedBridgeState()
 
     /// A bridge for `server` with `settings`; nothing happens before ``start()``. Attach it with
     /// `server.cluster = bridge` before the server starts.
@@ -93,6 +96,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
         watcher?.stop()
         watcher = nil
         stopInterest()
+        retained.watcher?.stop()
         client.close()
     }
 
@@ -105,6 +109,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             checkMaxPayload(info)
             openBucketIfNeeded()
             openInterestIfNeeded()
+            openRetainedBucketIfNeeded()
         case .disconnected(let reason):
             logger.warning(
                 "cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE answer -ERR LIMIT")

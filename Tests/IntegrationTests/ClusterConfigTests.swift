@@ -39,7 +39,7 @@ final class ClusterConfigTests: IntegrationTestCase {
         let client = try connect(daemon)
         assertError(try client.command("CREATE NEW"), "LIMIT", "no NATS")
         assertError(try client.command("REMOVE LOCAL"), "LIMIT", "no NATS")
-        assertError(try client.command("CREATE KEPT retain"), "DENIED", "retained numbers are not shared yet")
+        assertError(try client.command("CREATE KEPT retain"), "LIMIT", "no NATS: retained numbers are shared too")
         try subscribe(client, "LOCAL")
         XCTAssertEqual(try client.command("SEND LOCAL hello"), .ok("1"))
         XCTAssertEqual(try client.nextMessage(), Message("LOCAL", text: "hello"))

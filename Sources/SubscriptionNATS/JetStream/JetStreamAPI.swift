@@ -31,9 +31,15 @@ struct JetStreamAPI: Sendable {
     }
 
     /// The publish acknowledgement of a write to a stream (`{"stream":"KV_b","seq":7}` or an error), as the
-    /// stream sequence.
+    /// stream sequence. A duplicate (`"duplicate":true`: a write with its `Nats-Msg-Id` was made already, which for
+    /// a conditional write of ``KeyValueBucket`` means another write at its expected revision) is not stored:
+    /// ``JetStreamError/wrongLastSequence(current:)``.
     static func decodeAck(_ reply: NATSMessage) -> Result<UInt64, JetStreamError> {
         decode(reply).flatMap { value in
+            if value["duplicate"]?.bool == true {
+                let sequence = value["seq"]?.uint64 ?? 0
+                return .failure(.wrongLastSequence(current: sequence > 0 ? sequence : nil))
+            }
             guard let sequence = value["seq"]?.uint64, sequence > 0 else {
                 return .failure(.badResponse("a publish acknowledgement without a sequence"))
             }

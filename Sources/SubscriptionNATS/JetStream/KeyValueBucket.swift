@@ -110,14 +110,26 @@ public struct KeyValueBucket: Sendable {
     }
 
     /// Sets `key` only if its last revision is `expectedRevision` (0: the key was never written); completes with
-    /// the new revision or ``JetStreamError/wrongLastSequence(current:)``.
+    /// the new revision or ``JetStreamError/wrongLastSequence(current:)``. Of several updates at one revision, from
+    /// any clients, at most one is stored.
     public func update(
         _ key: String, _ value: [UInt8], expectedRevision: UInt64, headers: NATSHeaders = NATSHeaders(),
         completion: @escaping @Sendable (Result<UInt64, JetStreamError>) -> Void
     ) {
         var headers = headers
         headers.set("Nats-Expected-Last-Subject-Sequence", String(expectedRevision))
+        headers.set("Nats-Msg-Id", Self.conditionalWriteID(key, expectedRevision))
         write(key, value, headers: headers, completion: completion)
+    }
+
+    /// The message id of a write to `key` at `expectedRevision`. A replicated stream checks the expected revision
+    /// before it proposes a write, so two writes in flight at once may both pass that check (nats-server issue 4320,
+    /// fixed in 2.9.21); its leader also dedupes message ids before proposing, and no two writes may rightly be made
+    /// at one revision of one key, so this id makes the second one a duplicate, answered as
+    /// ``JetStreamError/wrongLastSequence(current:)``. (A revision, once passed, never comes back, so the duplicate
+    /// window never refuses a write that could succeed.)
+    static func conditionalWriteID(_ key: String, _ expectedRevision: UInt64) -> String {
+        "\(key)@\(expectedRevision)"
     }
 
     /// Deletes `key`: writes a delete marker (`KV-Operation: DEL`), which watchers see; with `expectedRevision`,
@@ -127,7 +139,10 @@ public struct KeyValueBucket: Sendable {
         completion: @escaping @Sendable (Result<UInt64, JetStreamError>) -> Void
     ) {
         var headers: NATSHeaders = [KeyValueEntry.operationHeader: KeyValueEntry.Operation.delete.rawValue]
-        if let expectedRevision { headers.set("Nats-Expected-Last-Subject-Sequence", String(expectedRevision)) }
+        if let expectedRevision {
+            headers.set("Nats-Expected-Last-Subject-Sequence", String(expectedRevision))
+            headers.set("Nats-Msg-Id", Self.conditionalWriteID(key, expectedRevision))
+        }
         write(key, [], headers: headers, completion: completion)
     }
 

@@ -9,10 +9,10 @@ import SubscriptionWire
 /// client runs on that queue). The server keeps the rules of the protocol; the link only says what the cluster
 /// decided.
 package protocol ClusterLink: AnyObject {
-    /// Creates `number` in the shared numbers bucket, and then on this node (``Server/applyClusterCreate(_:)``):
-    /// `true` when this call created it, `false` when it existed already; a ``ProtocolError`` (`LIMIT`) when the
-    /// cluster state cannot be reached.
-    func create(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
+    /// Creates `number` (`retained` or plain) in the shared numbers bucket, and then on this node
+    /// (``Server/applyClusterCreate(_:retained:)``, with the kind the bucket has): `true` when this call created it,
+    /// `false` when it existed already; a ``ProtocolError`` (`LIMIT`) when the cluster state cannot be reached.
+    func create(_ number: String, retained: Bool, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
 
     /// Removes `number` from the shared numbers bucket, and then from this node (``Server/applyClusterRemove(_:)``):
     /// how many of this node's sessions were told `GONE` (also when the bucket's watch removed it here first);
@@ -40,4 +40,17 @@ package protocol ClusterLink: AnyObject {
     /// The node's sessions hold `pattern` once less (`UNSUB`, a session that ended, a removed number's exact
     /// subscription).
     func interestRemoved(_ pattern: String)
+
+    /// True when `number` is a retained number the cluster shares (its publications go through
+    /// ``publishRetained(to:sender:info:payload:completion:)``); false for a plain number, and for a retained number
+    /// this node restored from its `state_dir` alone.
+    func sharesRetained(_ number: String) -> Bool
+
+    /// A local session publishes to the shared retained `number`: the bridge writes the value to the retained bucket
+    /// (with the number's next revision) and, once stored, delivers it on this node like every node does
+    /// (``Server/applyClusterRetained(_:revision:sender:info:payload:)``); completes with this node's receivers, or
+    /// `LIMIT` when the bucket cannot be reached (nothing was published).
+    func publishRetained(
+        to number: String, sender: String?, info: [InfoPair], payload: [UInt8],
+        completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void)
 }

@@ -52,21 +52,23 @@ extension Server {
     // MARK: What the other nodes did
 
     /// A number exists in the cluster (a create seen in the shared bucket, here or elsewhere): it exists here too,
-    /// saved with the state directory and told on `$SYS.number.created` when it is new to this node. Returns true
-    /// when it was new here. A name this node cannot hold (its `max_numbers`) is logged and skipped.
+    /// `retained` or plain (an existing number keeps its kind), saved with the state directory and told on
+    /// `$SYS.number.created` when it is new to this node. Returns true when it was new here. A name this node cannot
+    /// hold (its `max_numbers`) is logged and skipped.
     @discardableResult
-    package func applyClusterCreate(_ number: String) -> Bool {
+    package func applyClusterCreate(_ number: String, retained: Bool = false) -> Bool {
         guard !Names.isSystem(number) else { return false }
         let created: Bool
         do {
-            created = try center.create(number)
-            if created { try saveCreated(number, retained: false) }
+            created = try center.create(number, retained: retained)
+            if created { try saveCreated(number, retained: retained) }
         } catch {
             logger.warning("cannot hold a number the cluster created: \(error)", metadata: ["number": "\(number)"])
             return false
         }
         if created {
-            post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain")),
+            let kind = retained ? "retained" : "plain"
+            post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string(kind)),
                                              ("origin", .string("cluster"))]))
         }
         return created
@@ -92,8 +94,10 @@ extension Server {
 
     /// A publication made on another node: fanned out through the center as a local one is (each session at most
     /// once, `from=` filters applied), counted as delivered, never sent upstream again. Returns the receivers; 0 for
-    /// a number this node does not hold, for the daemon's own numbers (never bridged), and for a retained number this
-    /// node restored from its `state_dir` (retained numbers are not shared yet: their revisions stay this node's).
+    /// a number this node does not hold, for the daemon's own numbers (never bridged), and for a retained number (a
+    /// shared one's publications travel through the retained bucket,
+    /// ``applyClusterRetained(_:revision:sender:info:payload:)``; one this node restored from its `state_dir` alone
+    /// keeps its revisions this node's).
     @discardableResult
     package func deliverFromCluster(
         to number: String, sender: String?, info: [InfoPair], payload: UnsafeRawBufferPointer

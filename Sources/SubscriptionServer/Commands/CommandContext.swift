@@ -20,6 +20,8 @@ struct CommandContext {
     /// Answers a command later, once an asynchronous step (the cluster's bucket) has given the reply: holds the
     /// session (its output and the commands behind wait, in order), calls `start` with the function that queues the
     /// reply (or the error), releases the session and ends the turn. Nothing happens for a session closed meanwhile.
+    /// A reply that is itself ``Reply/later`` (a command run again after a cluster lookup that then waits for a
+    /// bucket write: a retained number's `PUB`) leaves the session held for that inner answer to release.
     /// Returns ``Reply/later`` for the handler to return.
     func replyLater(
         _ start: (_ answer: @escaping @Sendable (Result<Reply, ProtocolError>) -> Void) -> Void

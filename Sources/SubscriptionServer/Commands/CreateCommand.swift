@@ -6,11 +6,12 @@ import SubscriptionProtocol
 ///
 /// With `cluster:` (docs/CLUSTER.md) the shared numbers bucket decides: the session is held while the bucket creates
 /// the number (`+OK created` when this create won, `+OK exists` when the number was there), then the number exists
-/// here too. Retained numbers are not shared yet: `CREATE <number> retain` is `-ERR DENIED` on a clustered node.
+/// here too, with the kind the bucket has (a retained number's values are shared too, see
+/// `Server+ClusterRetained.swift`).
 enum CreateCommand {
     static func run(_ number: String, retained: Bool, _ context: CommandContext) throws(ProtocolError) -> Reply {
         if let cluster = context.server.cluster {
-            return try runClustered(number, retained: retained, cluster, context)
+            return runClustered(number, retained: retained, cluster, context)
         }
         let created = try context.inCenter { center throws(CenterError) in
             try center.create(number, retained: retained)
@@ -27,13 +28,9 @@ enum CreateCommand {
     /// The clustered form: the bucket decides, the reply follows its answer. (The parser has checked the name.)
     private static func runClustered(
         _ number: String, retained: Bool, _ cluster: any ClusterLink, _ context: CommandContext
-    ) throws(ProtocolError) -> Reply {
-        guard !retained else {
-            throw ProtocolError(
-                .denied, "retained numbers are not shared between cluster nodes yet: CREATE \(number) without retain")
-        }
-        return context.replyLater { answer in
-            cluster.create(number) { answer($0.map { .ok($0 ? "created" : "exists") }) }
+    ) -> Reply {
+        context.replyLater { answer in
+            cluster.create(number, retained: retained) { answer($0.map { .ok($0 ? "created" : "exists") }) }
         }
     }
 }

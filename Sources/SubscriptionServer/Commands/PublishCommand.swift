@@ -8,7 +8,9 @@ import SubscriptionWire
 /// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
 /// the other nodes (docs/CLUSTER.md), after the local fan-out; with `ack: all` the reply waits (the session held) for
 /// the receivers the nodes with interest confirm, at most `ack_timeout`; with `ack: local` it counts this node's
-/// sessions only. A number this node does not know is looked up in the shared bucket first
+/// sessions only. A shared retained number's publication goes through the cluster's retained bucket first
+/// (``Server/publishRetainedInCluster(_:payload:info:_:)``), and its reply counts this node's sessions only. A number
+/// this node does not know is looked up in the shared bucket first
 /// (``Server/lookUpInCluster(_:for:notFound:retry:)``; `lookUp: false` is the run after that lookup).
 enum PublishCommand {
     static func run(
@@ -17,6 +19,11 @@ enum PublishCommand {
         // The server is taken from the context once: each `context.server.…` access retained and released it.
         let server = context.server
         try server.checkStateAccepts(publicationTo: number)
+        if server.isClustered,
+            let later = server.publishRetainedInCluster(number, payload: payload, info: info, context)
+        {
+            return later
+        }
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
         // Framed only when some session will receive it.
