@@ -11,7 +11,8 @@ import SubscriptionServer
 /// `UNSUB`; it applies what the other nodes did through the server's `applyCluster…`/`deliverFromCluster` methods.
 /// Confined to the server's queue (`@unchecked Sendable`): every callback of the client runs there.
 ///
-/// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`).
+/// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`), queue
+/// groups (`ClusterBridge+Groups.swift`).
 public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// The name of the shared numbers bucket.
     public static let numbersBucket = "subd_numbers"
@@ -53,6 +54,12 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var isTurnEndScheduled = false
     /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
     var dropped: UInt64 = 0
+    /// Holders per (pattern, queue group), their queue subscriptions and each group's dedupe.
+    var groupInterest = GroupInterest()
+    /// Publications of other nodes that arrived (each once, however many copies: ``arrivals``).
+    var received: UInt64 = 0
+    /// The last counter seen per origin, over every copy (plain and groups'), for ``received``.
+    var arrivals = OriginCounters()
 
     /// A bridge for `server` with `settings`; nothing happens before ``start()``. Attach it with
     /// `server.cluster = bridge` before the server starts.
@@ -98,6 +105,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             lastError = nil
             logger.info("cluster: connected to NATS at \(address)")
             checkMaxPayload(info)
+            subscribeMissingUpstream()
             openBucketIfNeeded()
         case .disconnected(let reason):
             logger.warning(

@@ -19,6 +19,7 @@ final class MetricsSnapshotTests: XCTestCase {
         stats.refusedConnections = 7
         stats.acceptFailures = 8
         for (index, reason) in CloseReason.allCases.enumerated() { stats.closed[reason] = UInt64(100 + index) }
+        stats.cluster = ClusterStatistics(dropped: 12, received: 13)
         return stats
     }
 
@@ -35,7 +36,10 @@ final class MetricsSnapshotTests: XCTestCase {
 
     /// Regression guard: a STATS key added without a metric fails here.
     func testEveryStatsKeyHasAMetric() {
-        let keys = ServerStats().lines(uptime: .zero).map { String($0.prefix(while: { $0 != " " })) }
+        var clustered = ServerStats()
+        clustered.cluster = ClusterStatistics()
+        let keys = clustered.lines(uptime: .zero).map { String($0.prefix(while: { $0 != " " })) }
+        XCTAssertTrue(keys.contains("cluster_dropped"))
         for key in keys {
             XCTAssertNotNil(MetricsSnapshot.statsKeys[key], "STATS \(key) has no metric in MetricsSnapshot")
         }

@@ -24,13 +24,24 @@ package protocol ClusterLink: AnyObject {
     /// has it, it is created on this node (``Server/applyClusterCreate(_:)``) and the answer is `true`.
     func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
 
-    /// A local session published to `number` (already delivered locally): the bridge sends it to the other nodes.
-    func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>)
+    /// A local session published to `number` (already delivered locally, where it met the queue groups `groups`,
+    /// which are served): the bridge sends it to the other nodes.
+    func published(to number: String, sender: String?, info: [InfoPair], groups: [String], payload: ArraySlice<UInt8>)
 
-    /// The node's sessions now hold `pattern` once more (a new subscription).
+    /// The node's sessions now hold `pattern` once more (a new subscription outside queue groups).
     func interestAdded(_ pattern: String)
 
     /// The node's sessions hold `pattern` once less (`UNSUB`, a session that ended, a removed number's exact
-    /// subscription).
+    /// subscription, a subscription that moved into a group).
     func interestRemoved(_ pattern: String)
+
+    /// The node's sessions now hold `pattern` in queue group `group` once more (a new member, or a subscription that
+    /// moved into the group).
+    func groupInterestAdded(_ pattern: String, group: String)
+
+    /// The node's sessions hold `pattern` in `group` once less.
+    func groupInterestRemoved(_ pattern: String, group: String)
+
+    /// The bridge's counters, for STATS and the metrics endpoint.
+    var statistics: ClusterStatistics { get }
 }

@@ -19,13 +19,19 @@ enum PublishCommand {
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
         // Framed only when some session will receive it.
+        func publication(_ revision: UInt64?) -> Publication {
+            retainedRevision = revision
+            return payload.withUnsafeBytes {
+                Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+            }
+        }
         let receivers: Int
         do {
-            receivers = try server.center.send(to: number, from: sender) { (revision: UInt64?) in
-                retainedRevision = revision
-                return payload.withUnsafeBytes {
-                    Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
-                }
+            if server.isClustered {
+                receivers = try sendInCluster(
+                    number, sender: sender, info: info, payload: payload, server: server, publication: publication)
+            } else {
+                receivers = try server.center.send(to: number, from: sender, revisedMessage: publication)
             }
         } catch {
             if case .notFound = error, lookUp, server.cluster != nil {
@@ -46,9 +52,26 @@ enum PublishCommand {
         server.numberCounters.published(to: number)
         if let retainedRevision {
             server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
-        } else if let cluster = server.cluster {
-            cluster.published(to: number, sender: sender, info: info, payload: payload)
         }
         return .count(receivers)
+    }
+
+    /// With `cluster:`: the local fan-out, then, for a plain number, the publication to the other nodes, naming the
+    /// queue groups served here (docs/CLUSTER.md, "The message path", step 3). A retained number's stays here.
+    private static func sendInCluster(
+        _ number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>, server: Server,
+        publication: (UInt64?) -> Publication
+    ) throws(CenterError) -> Int {
+        var groupsMet: [String] = []
+        var isRetained = false
+        let receivers = try server.center.send(to: number, from: sender, audience: .everyone, groupsMet: &groupsMet) {
+            revision in
+            isRetained = revision != nil
+            return publication(revision)
+        }
+        if !isRetained, let cluster = server.cluster {
+            cluster.published(to: number, sender: sender, info: info, groups: groupsMet, payload: payload)
+        }
+        return receivers
     }
 }

@@ -43,6 +43,8 @@ struct MetricsSnapshot {
             "auth_failures": "subd_auth_failures_total", "denied": "subd_denied_commands_total",
         ]
         for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
+        keys["cluster_dropped"] = "subd_cluster_dropped_total"
+        keys["cluster_received"] = "subd_cluster_received_total"
         return keys
     }()
 
@@ -92,6 +94,15 @@ struct MetricsSnapshot {
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {
             text.sample(labels: ["reason": reason.rawValue], stats.closed[reason] ?? 0)
+        }
+        if let cluster = stats.cluster {
+            text.single(
+                "subd_cluster_dropped_total", .counter,
+                help: "Publications of this node that could not be handed to NATS (they stayed on this node).",
+                cluster.dropped)
+            text.single(
+                "subd_cluster_received_total", .counter, help: "Publications of other nodes that reached this node.",
+                cluster.received)
         }
 
         text.family(
