@@ -3,68 +3,8 @@ import TestSupport
 import XCTest
 
 /// The cluster bridge (docs/CLUSTER.md) with real processes: three `nats-server`s clustered with JetStream and three
-/// subd nodes on loopback, each with a `cluster:` block naming its own NATS server first. Every process is stopped
-/// in the tear-down, also when the test fails.
-final class ClusterBridgeTests: IntegrationTestCase {
-    private var natsServers: [NATSServerProcess] = []
-    private var directory = ""
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        guard NATSServerProcess.binary() != nil else { throw XCTSkip(NATSServerProcess.notInstalled) }
-        directory = NSTemporaryDirectory() + "subd-cluster-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        super.tearDown()  // the subd nodes first (each must exit 0 on SIGTERM)
-        for server in natsServers { server.kill() }
-        natsServers = []
-        if !directory.isEmpty { try? FileManager.default.removeItem(atPath: directory) }
-    }
-
-    /// Three NATS servers and `count` subd nodes (`node1`, `node2`, ...), each node's bucket view caught up.
-    private func startCluster(nodes count: Int = 3) throws -> [Daemon] {
-        natsServers = []
-        let servers = try NATSServerProcess.startCluster(directory: directory) { natsServers.append($0) }
-        var nodes: [Daemon] = []
-        for index in 0..<count { nodes.append(try startDaemon(nodeConfig(index, servers))) }
-        for node in nodes {
-            // The bucket is made by the first node once JetStream has its leader (seconds after the servers start).
-            try eventually("\(node.server) caught up with the numbers bucket", timeout: 30) {
-                node.log.contains("numbers caught up")
-            }
-        }
-        return nodes
-    }
-
-    /// The configuration of node `index + 1`: its own NATS server first, the others after it.
-    private func nodeConfig(_ index: Int, _ servers: [NATSServerProcess]) -> DaemonConfig {
-        let urls = (0..<3).map { servers[(index + $0) % 3].address }.map { "\"nats://\($0)\"" }
-        var config = DaemonConfig()
-        config.extraLines = [
-            "cluster:", "  servers: [\(urls.joined(separator: ", "))]", "  node: node\(index + 1)", "  ack: local",
-        ]
-        return config
-    }
-
-    /// True once `server` (a node's own NATS server) has `count` routes that brought a subscription to `subject`
-    /// (`/routez?subs=1`): the other nodes' interest has propagated to it.
-    private func knows(_ server: NATSServerProcess, _ subject: String, count: Int) throws -> Bool {
-        let routes = try server.monitoring("/routez?subs=1")["routes"] as? [[String: Any]] ?? []
-        return routes.filter { ($0["subscriptions_list"] as? [String] ?? []).contains(subject) }.count >= count
-    }
-
-    /// The subjects node `name` subscribes to upstream, on whichever server it is connected to.
-    private func upstream(of node: String) throws -> [String] {
-        for server in natsServers where server.process.isRunning {
-            if let subjects = try server.subscriptions(ofConnectionNamed: "subd \(node)") {
-                return subjects.filter { $0.hasPrefix("subd.m.") }
-            }
-        }
-        return []
-    }
-
+/// subd nodes on loopback, each with a `cluster:` block naming its own NATS server first (``ClusterTestCase``).
+final class ClusterBridgeTests: ClusterTestCase {
     func testNumbersPublicationsInterestAndRemovalCrossNodes() throws {
         let nodes = try startCluster()
         let publisher = try connect(nodes[0], "publisher on node1")
