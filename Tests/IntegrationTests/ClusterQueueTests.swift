@@ -156,6 +156,36 @@ final class ClusterQueueTests: ClusterTestCase {
         XCTAssertEqual(filtered1.messages, [])
         XCTAssertEqual(member2.messages.map(\.text), sent)
         XCTAssertTrue(member2.messages.allSatisfy { $0.attributes["group"] == "g" && $0.from == "lab" })
+
+        // A removed number ends its exact subscriptions, members included, and their queue subscriptions with them.
+        XCTAssertEqual(try publisher.command("REMOVE TASKS"), .ok("removed 1"), "node1's member was told GONE")
+        try eventually("the queue subscriptions went with the number") {
+            try queueSubscriptions(of: "node1").isEmpty && queueSubscriptions(of: "node2").isEmpty
+        }
+    }
+
+    /// A pattern whose upstream subscribe the NATS client refuses stays held and is tried again at the next connect
+    /// (here the client refuses for good: `odd*` is a valid subd token, which NATSSubject takes for a misplaced
+    /// wildcard), and the node goes on serving the patterns it could subscribe.
+    func testAPatternTheClientRefusedIsTriedAgainAtTheNextConnect() throws {
+        let nodes = try startCluster(nodes: 2)
+        let refused = "cannot subscribe upstream to odd*.> (tried again at the next connect)"
+        let subscriber = try connect(nodes[1], "subscriber on node2")
+        XCTAssertEqual(try subscriber.command("SUB odd*.>"), .ok(), "held locally")
+        XCTAssertEqual(try subscriber.command("SUB odd*.> group=g"), .ok(), "moved into a group: tried as a queue")
+        try subscribe(subscriber, "N.>")
+        try eventually("node2 tried both") {
+            nodes[1].log.components(separatedBy: refused).count == 2
+                && nodes[1].log.contains("cannot subscribe upstream to odd*.> in group g")
+        }
+        natsServers[1].kill()  // node2's own server
+        try eventually("node2 reconnected and tried again", timeout: 15) {
+            nodes[1].log.components(separatedBy: refused).count == 2
+                && nodes[1].log.components(separatedBy: "cannot subscribe upstream to odd*.> in group g").count == 3
+        }
+        try eventually("node2's other pattern is upstream again", timeout: 10) {
+            try plainSubscriptions(of: "node2") == ["subd.m.N.>"]
+        }
     }
 
     /// STATS `cluster_received` counts each publication of another node once, however many subscriptions (plain,

@@ -18,20 +18,21 @@ enum PublishCommand {
         try server.checkStateAccepts(publicationTo: number)
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
-        // Framed only when some session will receive it.
-        func publication(_ revision: UInt64?) -> Publication {
-            retainedRevision = revision
-            return payload.withUnsafeBytes {
-                Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
-            }
-        }
+        // Framed only when some session will receive it. (A closure written here, not a local function: debug builds
+        // allocated a context for the function, one more allocation per PUB than the budget.)
         let receivers: Int
         do {
             if server.isClustered {
                 receivers = try sendInCluster(
-                    number, sender: sender, info: info, payload: payload, server: server, publication: publication)
+                    number, sender: sender, info: info, payload: payload, server: server,
+                    retainedRevision: &retainedRevision)
             } else {
-                receivers = try server.center.send(to: number, from: sender, revisedMessage: publication)
+                receivers = try server.center.send(to: number, from: sender) { (revision: UInt64?) in
+                    retainedRevision = revision
+                    return payload.withUnsafeBytes {
+                        Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+                    }
+                }
             }
         } catch {
             if case .notFound = error, lookUp, server.cluster != nil {
@@ -60,16 +61,19 @@ enum PublishCommand {
     /// queue groups served here (docs/CLUSTER.md, "The message path", step 3). A retained number's stays here.
     private static func sendInCluster(
         _ number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>, server: Server,
-        publication: (UInt64?) -> Publication
+        retainedRevision: inout UInt64?
     ) throws(CenterError) -> Int {
         var groupsMet: [String] = []
-        var isRetained = false
+        var revised: UInt64? = nil
         let receivers = try server.center.send(to: number, from: sender, audience: .everyone, groupsMet: &groupsMet) {
-            revision in
-            isRetained = revision != nil
-            return publication(revision)
+            (revision: UInt64?) in
+            revised = revision
+            return payload.withUnsafeBytes {
+                Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+            }
         }
-        if !isRetained, let cluster = server.cluster {
+        retainedRevision = revised
+        if revised == nil, let cluster = server.cluster {
             cluster.published(to: number, sender: sender, info: info, groups: groupsMet, payload: payload)
         }
         return receivers
