@@ -27,8 +27,7 @@ extension SubscriptionCenter {
     public func send(
         to number: String, from sender: String? = nil, revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
-        var groups = GroupCandidates<Message>()
-        return try send(to: number, from: sender, audience: .everyone, groups: &groups, revisedMessage: makeMessage)
+        try send(to: number, from: sender, audience: .everyone, revisedMessage: makeMessage).accepted
     }
 
     /// ``send(to:from:revisedMessage:)`` to the part of the matching subscribers `audience` names, and the queue
@@ -43,17 +42,18 @@ extension SubscriptionCenter {
         to number: String, from sender: String? = nil, audience: Audience, groupsMet: inout [String],
         revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
-        var groups = GroupCandidates<Message>()
-        defer { groupsMet = groups.groups.map(\.name) }
-        return try send(to: number, from: sender, audience: audience, groups: &groups, revisedMessage: makeMessage)
+        let sent = try send(to: number, from: sender, audience: audience, revisedMessage: makeMessage)
+        groupsMet = sent.groups?.groups.map(\.name) ?? []
+        return sent.accepted
     }
 
-    /// The one send: every public form comes here (inlined, so the local form costs what it did before audiences).
+    /// The one send: every public form comes here (inlined, so the local form costs what it did before audiences:
+    /// the group candidates are made only past the early returns, as before). Returns how many accepted it, and the
+    /// groups that matched (nil when no subscriber matched at all).
     @inline(__always)
     private func send(
-        to number: String, from sender: String?, audience: Audience, groups: inout GroupCandidates<Message>,
-        revisedMessage makeMessage: (UInt64?) -> Message
-    ) throws(CenterError) -> Int {
+        to number: String, from sender: String?, audience: Audience, revisedMessage makeMessage: (UInt64?) -> Message
+    ) throws(CenterError) -> (accepted: Int, groups: GroupCandidates<Message>?) {
         guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
@@ -66,13 +66,14 @@ extension SubscriptionCenter {
             slot.sender = sender
             entry.retained = slot
         } else {
-            if exact.isEmpty && wildcard.isEmpty { return 0 }
+            if exact.isEmpty && wildcard.isEmpty { return (0, nil) }
             message = makeMessage(nil)
         }
-        if exact.isEmpty && wildcard.isEmpty { return 0 }
+        if exact.isEmpty && wildcard.isEmpty { return (0, nil) }
         var visits = beginVisits()
         deliveryDepth += 1
         defer { deliveryDepth -= 1 }
+        var groups = GroupCandidates<Message>()
         let plain = audience.servesPlainSubscribers
         var accepted = deliver(
             message, to: number, from: sender, through: exact, plain: plain, visits: &visits, groups: &groups)
@@ -88,7 +89,7 @@ extension SubscriptionCenter {
                 accepted += deliver(message, to: number, throughGroups: groups, only: name, visits: &visits)
             }
         }
-        return accepted
+        return (accepted, groups)
     }
 
     /// Gives the message to one member of each queue group that matched: the next in turn (round-robin over the

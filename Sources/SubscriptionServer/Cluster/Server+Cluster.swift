@@ -120,7 +120,7 @@ extension Server {
         guard !Names.isSystem(number) else { return 0 }
         if case .some(.some) = try? center.retainedSlot(of: number) { return 0 }
         let receivers: Int
-        var groupsMet: [String] = []
+        var groupsMet: [String] = []  // what the publishing node reports; not needed here
         do {
             receivers = try center.send(to: number, from: sender, audience: audience, groupsMet: &groupsMet) {
                 (_: UInt64?) -> Publication in
