@@ -73,8 +73,12 @@ final class ClusterQueueTests: ClusterTestCase {
         XCTAssertEqual(try plainSubscriptions(of: "node1"), [], "a node with members only: its queue, no plain one")
         XCTAssertEqual(try plainSubscriptions(of: "node3"), ["subd.m.>", "subd.m.JOBS"])
         try eventually("every NATS server knows the other servers' members and plain subscribers") {
+            // Each node is on its own server: server1 learns node2's and node3's plain subscriptions over two routes,
+            // server2 node3's, server3 node2's.
             try (0..<3).allSatisfy { try knowsQueue(natsServers[$0], "subd.m.JOBS", "workers", count: 2) }
-                && knows(natsServers[0], "subd.m.JOBS", count: 2) && knows(natsServers[1], "subd.m.>", count: 1)
+                && knows(natsServers[0], "subd.m.JOBS", count: 2) && knows(natsServers[0], "subd.m.>", count: 1)
+                && knows(natsServers[1], "subd.m.JOBS", count: 1) && knows(natsServers[1], "subd.m.>", count: 1)
+                && knows(natsServers[2], "subd.m.JOBS", count: 1)
         }
 
         // Local preference: each node's publications go to its own member, and to no other.
