@@ -30,9 +30,38 @@ extension SubscriptionCenter {
         to number: String, from sender: String? = nil, atRevision revision: UInt64? = nil,
         revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
+        try send(to: number, from: sender, audience: .everyone, atRevision: revision, revisedMessage: makeMessage)
+            .accepted
+    }
+
+    /// ``send(to:from:revisedMessage:)`` to the part of the matching subscribers `audience` names, and the queue
+    /// groups that matched put in `groupsMet` (each group with a matching member whose `from` filter passes, also
+    /// when every such member had the message through another subscription). The cluster bridge uses it
+    /// (docs/CLUSTER.md, "The message path", step 3): a local publication serves ``Audience/everyone`` and names the
+    /// groups it met to the other nodes; another node's publication is served in two parts, the copy of a plain
+    /// upstream subscription to ``Audience/plainOnly`` and the copy of a group's queue subscription to
+    /// ``Audience/group(_:)``, so that together they serve what one local send would.
+    @discardableResult
+    public func send(
+        to number: String, from sender: String? = nil, audience: Audience, groupsMet: inout [String],
+        revisedMessage makeMessage: (UInt64?) -> Message
+    ) throws(CenterError) -> Int {
+        let sent = try send(to: number, from: sender, audience: audience, atRevision: nil, revisedMessage: makeMessage)
+        groupsMet = sent.groups?.groups.map(\.name) ?? []
+        return sent.accepted
+    }
+
+    /// The one send: every public form comes here (inlined, so the local form costs what it did before audiences:
+    /// the group candidates are made only past the early returns, as before). Returns how many accepted it, and the
+    /// groups that matched (nil when no subscriber matched at all).
+    @inline(__always)
+    private func send(
+        to number: String, from sender: String?, audience: Audience, atRevision revision: UInt64?,
+        revisedMessage makeMessage: (UInt64?) -> Message
+    ) throws(CenterError) -> (accepted: Int, groups: GroupCandidates<Message>?) {
         guard let entry = entry(forSending: number) else { throw .notFound(number) }
         // A plain number nobody can receive from (the ingest case): no snapshot to take and give back.
-        if entry.retained == nil && entry.subscribers.isEmpty && trie.isEmpty { return 0 }
+        if entry.retained == nil && entry.subscribers.isEmpty && trie.isEmpty { return (0, nil) }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
         let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
@@ -44,33 +73,42 @@ extension SubscriptionCenter {
             slot.sender = sender
             entry.retained = slot
         } else {
-            if exact.isEmpty && wildcard.isEmpty { return 0 }
+            if exact.isEmpty && wildcard.isEmpty { return (0, nil) }
             message = makeMessage(nil)
         }
-        if exact.isEmpty && wildcard.isEmpty { return 0 }
+        if exact.isEmpty && wildcard.isEmpty { return (0, nil) }
         var visits = beginVisits()
         deliveryDepth += 1
         defer { deliveryDepth -= 1 }
         var groups = GroupCandidates<Message>()
-        var accepted = deliver(message, to: number, from: sender, through: exact, visits: &visits, groups: &groups)
+        let plain = audience.servesPlainSubscribers
+        var accepted = deliver(
+            message, to: number, from: sender, through: exact, plain: plain, visits: &visits, groups: &groups)
         if !wildcard.isEmpty {
-            accepted += deliver(message, to: number, from: sender, through: wildcard, visits: &visits, groups: &groups)
+            accepted += deliver(
+                message, to: number, from: sender, through: wildcard, plain: plain, visits: &visits, groups: &groups)
         }
         if !groups.isEmpty {
-            accepted += deliver(message, to: number, throughGroups: groups, visits: &visits)
+            switch audience {
+            case .everyone: accepted += deliver(message, to: number, throughGroups: groups, only: nil, visits: &visits)
+            case .plainOnly: break
+            case .group(let name):
+                accepted += deliver(message, to: number, throughGroups: groups, only: name, visits: &visits)
+            }
         }
-        return accepted
+        return (accepted, groups)
     }
 
     /// Gives the message to one member of each queue group that matched: the next in turn (round-robin over the
     /// group's matching members, in subscription order) that has not received it already through another
-    /// subscription. A group whose every matching member already has it is satisfied.
+    /// subscription. A group whose every matching member already has it is satisfied. With `only`, that group alone.
     private func deliver(
-        _ message: Message, to number: String, throughGroups groups: GroupCandidates<Message>,
+        _ message: Message, to number: String, throughGroups groups: GroupCandidates<Message>, only: String?,
         visits: inout Visits<Message>
     ) -> Int {
         var accepted = 0
         for (name, candidates) in groups.groups {
+            if let only, !Self.sameBytes(only, name) { continue }
             // No entry: the group's last subscription left during this send (a `receive` unsubscribed it).
             guard let index = queueGroups.index(forKey: NameKey(name)) else { continue }
             let members = candidates.filter { !visits.contains($0) }
@@ -105,6 +143,7 @@ extension SubscriptionCenter {
         to number: String,
         from sender: String?,
         through subscriptions: [Subscription<Message>],
+        plain: Bool,
         visits: inout Visits<Message>,
         groups: inout GroupCandidates<Message>
     ) -> Int {
@@ -125,14 +164,15 @@ extension SubscriptionCenter {
                             return
                         }
                         // A retained customer is borrowed from the record (a `let` the snapshot keeps alive): no
-                        // reference counting per delivery. A weak one is loaded, and purged once released.
+                        // reference counting per delivery. A weak one is loaded, and purged once released. Without
+                        // `plain`, a plain subscriber is only marked: it has the message through another copy.
                         if record.retainedCustomer != nil {
                             visits.insert(record)
                             // Called through the optional in place, so the customer is borrowed, not copied.
-                            if record.retainedCustomer?.receive(message, on: number) == true { accepted += 1 }
+                            if plain, record.retainedCustomer?.receive(message, on: number) == true { accepted += 1 }
                         } else if let customer = record.weakCustomer {
                             visits.insert(record)
-                            if customer.receive(message, on: number) { accepted += 1 }
+                            if plain, customer.receive(message, on: number) { accepted += 1 }
                         } else {
                             purge(record)
                         }

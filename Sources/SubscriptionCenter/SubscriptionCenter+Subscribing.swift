@@ -85,6 +85,23 @@ extension SubscriptionCenter {
         if let record = customers[ObjectIdentifier(customer)] { purge(record) }
     }
 
+    /// The customer's subscription to `pattern` (compared by bytes), nil when it has none.
+    public func subscription(of customer: any Customer<Message>, to pattern: String) -> SubscriptionInfo? {
+        let key = NameKey(pattern)
+        guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return nil }
+        let subscription = isWildcard
+            ? trie.subscription(of: record, tokens: NameKey.tokens(of: pattern))
+            : numbers[key]?.subscribers.subscription(of: record)
+        return SubscriptionInfo(pattern: pattern, from: subscription?.from, group: subscription?.group)
+    }
+
+    /// The queue group of each exact subscription to `number` (nil for one in no group), in subscription order; empty
+    /// when the number does not exist: what removing the number ends.
+    public func exactSubscriptionGroups(of number: String) -> [String?] {
+        guard let entry = numbers[NameKey(number)] else { return [] }
+        return entry.subscribers.items.filter(\.isActive).map(\.group)
+    }
+
     /// The customer's subscriptions, sorted by pattern.
     public func subscriptions(of customer: any Customer<Message>) -> [SubscriptionInfo] {
         guard let record = record(of: customer) else { return [] }

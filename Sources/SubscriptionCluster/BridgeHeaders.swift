@@ -3,7 +3,8 @@ import SubscriptionWire
 
 /// How a publication travels between nodes (docs/CLUSTER.md, "Subjects and headers"): on subject `subd.m.<number>`,
 /// with headers `Subd-Id: <origin> <counter>`, `Subd-From: <sender>` when the publisher named itself, and
-/// `Subd-Info: k=v k2=v2` (the info pairs, in their order) when it gave any. The one place these are written and read.
+/// `Subd-Info: k=v k2=v2` (the info pairs, in their order) when it gave any, and `Subd-Groups: g1 g2` (the queue
+/// groups the publishing node served itself) when it served any. The one place these are written and read.
 enum BridgeHeaders {
     /// The subject prefix of publications.
     static let subjectPrefix = "subd.m."
@@ -13,6 +14,8 @@ enum BridgeHeaders {
     static let from = "Subd-From"
     /// The info pairs.
     static let info = "Subd-Info"
+    /// The queue groups served on the publishing node.
+    static let groups = "Subd-Groups"
 
     /// The NATS subject of a number or pattern.
     static func subject(of name: String) -> String { subjectPrefix + name }
@@ -25,12 +28,22 @@ enum BridgeHeaders {
     }
 
     /// The headers of a publication.
-    static func encode(origin: String, counter: UInt64, sender: String?, info: [InfoPair]) -> NATSHeaders {
+    static func encode(
+        origin: String, counter: UInt64, sender: String?, info: [InfoPair], groups: [String] = []
+    ) -> NATSHeaders {
         var headers = NATSHeaders()
         headers.append(id, "\(origin) \(counter)")
         if let sender { headers.append(from, sender) }
         if !info.isEmpty { headers.append(self.info, info.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
+        // Group names hold no space (the client-name rule).
+        if !groups.isEmpty { headers.append(self.groups, groups.joined(separator: " ")) }
         return headers
+    }
+
+    /// True when the headers say the publishing node served `group` itself (names compared by bytes).
+    static func served(_ group: String, in headers: NATSHeaders?) -> Bool {
+        guard let text = headers?[groups] else { return false }
+        return text.utf8.split(separator: UInt8(ascii: " ")).contains { $0.elementsEqual(group.utf8) }
     }
 
     /// What a publication's headers say; nil when they are not a node's (no valid `Subd-Id`, or pairs that break

@@ -1,18 +1,23 @@
 import SubscriptionNATS
+import SubscriptionServer
 import SubscriptionWire
 
 /// Publications between nodes (docs/CLUSTER.md, "The message path"): each local publication to a plain number goes
-/// upstream once; each pattern the node's sessions hold is one upstream subscription; what arrives is fanned out
-/// through the server's center once per publication. `$SYS.` is never bridged.
+/// upstream once; each pattern the node's sessions hold outside queue groups is one upstream subscription, whose
+/// copies are fanned out to this node's subscribers outside groups once per publication (the groups are served
+/// through their queue subscriptions, `ClusterBridge+Groups.swift`). `$SYS.` is never bridged.
 extension ClusterBridge {
-    /// Publishes once upstream on `subd.m.<number>` with this node's next counter (and, with `ack: all`, the reply
-    /// subject its confirmations come to: the ticket returned when the `+OK` is to wait for them); a publication NATS
-    /// does not take (its buffer full, over its `max_payload`, closed) is counted in ``dropped`` and logged at debug.
-    /// (`$SYS.` numbers never come here: `CommandPolicy` refuses a client's publication to them, and the daemon's own
-    /// notifications do not go through `PublishCommand`.)
-    public func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>) -> UInt64? {
+    /// Publishes once upstream on `subd.m.<number>` with this node's next counter, the queue groups served here and,
+    /// with `ack: all`, the reply subject its confirmations come to (the ticket returned when the `+OK` is to wait for
+    /// them); a publication NATS does not take (its buffer full, over its `max_payload`, closed) is counted in
+    /// ``dropped`` (STATS `cluster_dropped`) and logged at debug. (`$SYS.` numbers never come here: `CommandPolicy`
+    /// refuses a client's publication to them, and the daemon's own notifications do not go through
+    /// `PublishCommand`.)
+    public func published(
+        to number: String, sender: String?, info: [InfoPair], groups: [String], payload: ArraySlice<UInt8>
+    ) -> UInt64? {
         counter += 1
-        let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info)
+        let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
         let replyTo = confirmationSubject
         do throws(NATSError) {
             try client.publish(
@@ -25,17 +30,12 @@ extension ClusterBridge {
         return replyTo == nil ? nil : expectConfirmations(of: counter, to: number)
     }
 
-    /// The pattern's first holder subscribes upstream (`$SYS.` patterns never).
+    /// One more holder of `pattern`: subscribed upstream when it has no upstream subscription yet (its first holder,
+    /// or a subscribe that failed before). `$SYS.` patterns never.
     public func interestAdded(_ pattern: String) {
-        guard !Names.isSystem(pattern), interest.add(pattern) == .subscribe else { return }
-        interestChanged()
-        do throws(NATSError) {
-            upstream[pattern] = try client.subscribe(subject: BridgeHeaders.subject(of: pattern)) { [self] message in
-                received(message)
-            }
-        } catch {
-            logger.warning("cluster: cannot subscribe upstream to \(pattern): \(error)")
-        }
+        guard !Names.isSystem(pattern) else { return }
+        if interest.add(pattern) == .subscribe { interestChanged() }
+        if upstream[pattern] == nil { subscribeUpstream(pattern) }
     }
 
     /// The pattern's last holder unsubscribes upstream.
@@ -45,20 +45,55 @@ extension ClusterBridge {
         if let sid = upstream.removeValue(forKey: pattern) { client.unsubscribe(sid) }
     }
 
-    /// A publication of another node, on one of the upstream subscriptions: the first copy is delivered, the others
-    /// (overlapping patterns) are dropped by their origin's counter.
+    /// The counters STATS shows.
+    public var statistics: ClusterStatistics { ClusterStatistics(dropped: dropped, received: received) }
+
+    /// Subscribes upstream to a held pattern. When the client refuses (only a subject it cannot send, or a client
+    /// closed at shutdown), the pattern stays held without a subscription and is tried again by its next holder and
+    /// at the next connect (``subscribeMissingUpstream()``).
+    private func subscribeUpstream(_ pattern: String) {
+        do throws(NATSError) {
+            upstream[pattern] = try client.subscribe(subject: BridgeHeaders.subject(of: pattern)) { [self] message in
+                received(message)
+            }
+        } catch {
+            logger.warning("cluster: cannot subscribe upstream to \(pattern) (tried again at the next connect): \(error)")
+        }
+    }
+
+    /// At each connect: every pattern and group held without an upstream subscription is subscribed (the others the
+    /// client sends again itself).
+    func subscribeMissingUpstream() {
+        for pattern in interest.holders.keys where upstream[pattern] == nil { subscribeUpstream(pattern) }
+        subscribeMissingGroups()
+    }
+
+    /// A publication of another node on one of the plain upstream subscriptions: the first copy is delivered to this
+    /// node's subscribers outside queue groups, the others (overlapping patterns) are dropped by their origin's
+    /// counter.
     private func received(_ message: NATSMessage) {
+        guard let (number, parts) = arrived(message) else { return }
+        guard origins.accept(origin: parts.origin, counter: parts.counter) else { return }
+        let receivers = message.payload.withUnsafeBytes { payload in
+            server.deliverFromCluster(
+                to: number, sender: parts.sender, info: parts.info, audience: .plainOnly, payload: payload)
+        }
+        if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo) }
+        scheduleTurnEnd()
+    }
+
+    /// What a copy says, once it is checked to be a node's publication (nil, and logged at debug, when it is not),
+    /// counted in ``received`` when it is the first copy of its publication to arrive here.
+    func arrived(
+        _ message: NATSMessage
+    ) -> (number: String, parts: (origin: String, counter: UInt64, sender: String?, info: [InfoPair]))? {
         guard let number = BridgeHeaders.number(ofSubject: message.subject), !Names.isSystem(number),
             let parts = BridgeHeaders.decode(message.headers)
         else {
             logger.debug("cluster: ignored a message on \(message.subject) that no node sent")
-            return
+            return nil
         }
-        guard origins.accept(origin: parts.origin, counter: parts.counter) else { return }
-        let receivers = message.payload.withUnsafeBytes { payload in
-            server.deliverFromCluster(to: number, sender: parts.sender, info: parts.info, payload: payload)
-        }
-        if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo) }
-        scheduleTurnEnd()
+        if arrivals.accept(origin: parts.origin, counter: parts.counter) { received += 1 }
+        return (number, parts)
     }
 }

@@ -13,7 +13,7 @@ import SubscriptionServer
 ///
 /// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`), the
 /// cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`), retained numbers
-/// (`ClusterBridge+Retained.swift`).
+/// (`ClusterBridge+Retained.swift`), queue groups (`ClusterBridge+Groups.swift`).
 public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// The name of the shared numbers bucket.
     public static let numbersBucket = "subd_numbers"
@@ -59,6 +59,12 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var acks = ClusterAcks()
     /// The retained bucket, its watch and the cache it feeds (`ClusterBridge+Retained.swift`).
     var retained = RetainedBridgeState()
+    /// Holders per (pattern, queue group), their queue subscriptions and each group's dedupe.
+    var groupInterest = GroupInterest()
+    /// Publications of other nodes that arrived (each once, however many copies: ``arrivals``).
+    var received: UInt64 = 0
+    /// The last counter seen per origin, over every copy (plain and groups'), for ``received``.
+    var arrivals = OriginCounters()
 
     /// A bridge for `server` with `settings`; nothing happens before ``start()``. Attach it with
     /// `server.cluster = bridge` before the server starts.
@@ -107,6 +113,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             lastError = nil
             logger.info("cluster: connected to NATS at \(address)")
             checkMaxPayload(info)
+            subscribeMissingUpstream()
             openBucketIfNeeded()
             openInterestIfNeeded()
             openRetainedBucketIfNeeded()

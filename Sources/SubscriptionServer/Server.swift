@@ -189,6 +189,7 @@ public final class Server: @unchecked Sendable {
         copy.connections = sessions.count
         copy.numbers = center.clientNumberCount
         copy.subscriptions = center.subscriptionCount
+        copy.cluster = cluster?.statistics
         return copy
     }
 

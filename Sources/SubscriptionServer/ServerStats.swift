@@ -32,6 +32,8 @@ public struct ServerStats: Sendable, Equatable {
     public var denied: UInt64 = 0
     /// Changes that could not be saved to `state_dir` (a failed write or sync; the first is logged at critical).
     public var stateFailures: UInt64 = 0
+    /// The cluster bridge's counters, with `cluster:`; nil on a single node (whose STATS has no `cluster_*` key).
+    public var cluster: ClusterStatistics?
 
     /// The cross-node `+OK` counters, with `cluster:` only.
     public var clusterAcks: ClusterAckCounters?
@@ -60,7 +62,7 @@ public struct ServerStats: Sendable, Equatable {
             "auth_failures \(authFailures)",
             "denied \(denied)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
-            + (clusterAcks?.lines ?? [])
+            + (cluster?.lines ?? []) + (clusterAcks?.lines ?? [])
     }
 }
 

@@ -3,8 +3,7 @@ import TestSupport
 import XCTest
 
 /// The cluster bridge (docs/CLUSTER.md) with real processes: three `nats-server`s clustered with JetStream and three
-/// subd nodes on loopback, each with a `cluster:` block naming its own NATS server first. Every process is stopped
-/// in the tear-down, also when the test fails.
+/// subd nodes on loopback, each with a `cluster:` block naming its own NATS server first (``ClusterTestCase``).
 final class ClusterBridgeTests: ClusterTestCase {
     func testNumbersPublicationsInterestAndRemovalCrossNodes() throws {
         let nodes = try startCluster()

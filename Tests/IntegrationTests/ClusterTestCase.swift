@@ -2,9 +2,10 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// The harness of the cluster tests (`ClusterBridgeTests`, `ClusterAckTests`): three `nats-server`s clustered with
-/// JetStream and subd nodes on loopback, each with a `cluster:` block naming its own NATS server first. Every process
-/// is stopped in the tear-down, also when the test fails.
+/// The harness of the cluster tests (`ClusterBridgeTests`, `ClusterAckTests`, `ClusterQueueTests`,
+/// `ClusterRetainedTests`): three `nats-server`s clustered with JetStream and subd nodes on loopback, each with a
+/// `cluster:` block naming its own NATS server first. Every process is stopped in the tear-down, also when the test
+/// fails.
 class ClusterTestCase: IntegrationTestCase {
     var natsServers: [NATSServerProcess] = []
     var directory = ""
@@ -67,6 +68,32 @@ class ClusterTestCase: IntegrationTestCase {
         for server in natsServers where server.process.isRunning {
             if let subjects = try server.subscriptions(ofConnectionNamed: "subd \(node)") {
                 return subjects.filter { $0.hasPrefix("subd.m.") }
+            }
+        }
+        return []
+    }
+
+    /// The queue subscriptions node `name` holds upstream, as `subject queue`, sorted.
+    func queueSubscriptions(of node: String) throws -> [String] {
+        try subscriptionDetails(of: node).compactMap { entry in entry.queue.map { "\(entry.subject) \($0)" } }.sorted()
+    }
+
+    /// The subjects node `name` subscribes to upstream outside queue groups, sorted.
+    func plainSubscriptions(of node: String) throws -> [String] {
+        try subscriptionDetails(of: node).filter { $0.queue == nil }.map(\.subject).sorted()
+    }
+
+    /// Node `name`'s upstream subscriptions to `subd.m.` subjects, with their queue, on whichever server it is
+    /// connected to (`/connz?subs=detail`).
+    private func subscriptionDetails(of node: String) throws -> [(subject: String, queue: String?)] {
+        for server in natsServers where server.process.isRunning {
+            let connections = try server.monitoring("/connz?subs=detail")["connections"] as? [[String: Any]] ?? []
+            guard let connection = connections.first(where: { $0["name"] as? String == "subd \(node)" }) else { continue }
+            let details = connection["subscriptions_list_detail"] as? [[String: Any]] ?? []
+            return details.compactMap { detail in
+                guard let subject = detail["subject"] as? String, subject.hasPrefix("subd.m.") else { return nil }
+                let queue = (detail["qgroup"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+                return (subject, queue)
             }
         }
         return []

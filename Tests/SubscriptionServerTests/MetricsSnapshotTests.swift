@@ -22,6 +22,7 @@ final class MetricsSnapshotTests: XCTestCase {
         var acks = ClusterAckCounters()
         (acks.waited, acks.timeouts, acks.late) = (40, 41, 42)
         stats.clusterAcks = acks
+        stats.cluster = ClusterStatistics(dropped: 12, received: 13)
         return stats
     }
 
@@ -39,8 +40,11 @@ final class MetricsSnapshotTests: XCTestCase {
     /// Regression guard: a STATS key added without a metric fails here.
     func testEveryStatsKeyHasAMetric() {
         var stats = ServerStats()
-        stats.clusterAcks = ClusterAckCounters()  // a clustered node's keys too
+        stats.cluster = ClusterStatistics()  // a clustered node's keys too
+        stats.clusterAcks = ClusterAckCounters()
         let keys = stats.lines(uptime: .zero).map { String($0.prefix(while: { $0 != " " })) }
+        XCTAssertTrue(keys.contains("cluster_dropped"))
+        XCTAssertTrue(keys.contains("cluster_late_acks"))
         for key in keys {
             XCTAssertNotNil(MetricsSnapshot.statsKeys[key], "STATS \(key) has no metric in MetricsSnapshot")
         }

@@ -24,21 +24,23 @@ package protocol ClusterLink: AnyObject {
     /// has it, it is created on this node (``Server/applyClusterCreate(_:)``) and the answer is `true`.
     func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
 
-    /// A local session published to `number` (already delivered locally): the bridge sends it to the other nodes.
-    /// Returns a ticket when the reply is to wait for the other nodes' receivers (`ack: all` and some node expected
-    /// to have interest; docs/CLUSTER.md, step 4): the caller then asks ``confirmations(of:answer:)`` in the same
-    /// turn. Nil: the reply is the local count, now.
-    func published(to number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>) -> UInt64?
+    /// A local session published to `number` (already delivered locally, where it met the queue groups `groups`,
+    /// which are served): the bridge sends it to the other nodes. Returns a ticket when the reply is to wait for the
+    /// other nodes' receivers (`ack: all` and some node expected to have interest; docs/CLUSTER.md, step 4): the
+    /// caller then asks ``confirmations(of:answer:)`` in the same turn. Nil: the reply is the local count, now.
+    func published(
+        to number: String, sender: String?, info: [InfoPair], groups: [String], payload: ArraySlice<UInt8>
+    ) -> UInt64?
 
     /// Calls `answer` once, on the server's queue, with the receivers the other nodes confirmed for the publication
     /// `ticket`: when every expected node has confirmed, or after the ack timeout with those that did.
     func confirmations(of ticket: UInt64, answer: @escaping @Sendable (Int) -> Void)
 
-    /// The node's sessions now hold `pattern` once more (a new subscription).
+    /// The node's sessions now hold `pattern` once more (a new subscription outside queue groups).
     func interestAdded(_ pattern: String)
 
     /// The node's sessions hold `pattern` once less (`UNSUB`, a session that ended, a removed number's exact
-    /// subscription).
+    /// subscription, a subscription that moved into a group).
     func interestRemoved(_ pattern: String)
 
     /// True when `number` is a retained number the cluster shares (its publications go through
@@ -53,4 +55,14 @@ package protocol ClusterLink: AnyObject {
     func publishRetained(
         to number: String, sender: String?, info: [InfoPair], payload: [UInt8],
         completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void)
+
+    /// The node's sessions now hold `pattern` in queue group `group` once more (a new member, or a subscription that
+    /// moved into the group).
+    func groupInterestAdded(_ pattern: String, group: String)
+
+    /// The node's sessions hold `pattern` in `group` once less.
+    func groupInterestRemoved(_ pattern: String, group: String)
+
+    /// The bridge's counters, for STATS and the metrics endpoint.
+    var statistics: ClusterStatistics { get }
 }

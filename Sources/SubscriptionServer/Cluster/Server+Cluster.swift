@@ -8,26 +8,42 @@ import SubscriptionWire
 extension Server {
     // MARK: Interest, as the center's subscriptions change
 
-    /// A session's subscription to `pattern` is new: one more holder of the pattern upstream.
-    func clusterInterestAdded(_ pattern: String) {
-        cluster?.interestAdded(pattern)
-    }
-
-    /// A session's subscription to `pattern` ended.
-    func clusterInterestRemoved(_ pattern: String) {
-        cluster?.interestRemoved(pattern)
-    }
-
-    /// `count` exact subscriptions to the removed `number` ended with it.
-    func clusterInterestRemoved(_ number: String, count: Int) {
+    /// A session's subscription to `pattern` is new (in queue group `group`, or in none): one more holder of the
+    /// pattern, or of the pattern in that group, upstream.
+    func clusterInterestAdded(_ pattern: String, group: String?) {
         guard let cluster else { return }
-        for _ in 0..<count { cluster.interestRemoved(number) }
+        if let group { cluster.groupInterestAdded(pattern, group: group) } else { cluster.interestAdded(pattern) }
+    }
+
+    /// A session's subscription to `pattern` (in `group`, or in none) ended.
+    func clusterInterestRemoved(_ pattern: String, group: String?) {
+        guard let cluster else { return }
+        if let group { cluster.groupInterestRemoved(pattern, group: group) } else { cluster.interestRemoved(pattern) }
+    }
+
+    /// A session subscribed again to a pattern it held (`SUB` of the same pattern replaces its filter and group): when
+    /// the group changed, the subscription's interest moves from the old group (or none) to the new one.
+    func clusterInterestMoved(_ pattern: String, from old: String?, to new: String?) {
+        guard let cluster, !Self.sameGroup(old, new) else { return }
+        if let old { cluster.groupInterestRemoved(pattern, group: old) } else { cluster.interestRemoved(pattern) }
+        if let new { cluster.groupInterestAdded(pattern, group: new) } else { cluster.interestAdded(pattern) }
+    }
+
+    /// Group names are bytes, as the center compares them.
+    private static func sameGroup(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (nil, nil): return true
+        case (let a?, let b?): return a.utf8.elementsEqual(b.utf8)
+        default: return false
+        }
     }
 
     /// A session leaves the center: each of its subscriptions ends. Called before the center forgets them.
     func clusterSessionLeaves(_ session: Session) {
-        guard let cluster else { return }
-        for subscription in center.subscriptions(of: session) { cluster.interestRemoved(subscription.pattern) }
+        guard cluster != nil else { return }
+        for subscription in center.subscriptions(of: session) {
+            clusterInterestRemoved(subscription.pattern, group: subscription.group)
+        }
     }
 
     // MARK: A number this node does not know
@@ -81,8 +97,9 @@ extension Server {
         guard !Names.isSystem(number), center.contains(number) else { return 0 }
         do {
             try saveRemoved(number)
+            let ended = center.exactSubscriptionGroups(of: number)
             let told = try center.remove(number)
-            clusterInterestRemoved(number, count: told.count)
+            for group in ended { clusterInterestRemoved(number, group: group) }
             post(.numberRemoved, JSONObject([("number", .string(number)), ("subscribers_told", .integer(Int64(told.count))),
                                              ("origin", .string("cluster"))]))
             return told.count
@@ -92,21 +109,24 @@ extension Server {
         }
     }
 
-    /// A publication made on another node: fanned out through the center as a local one is (each session at most
-    /// once, `from=` filters applied), counted as delivered, never sent upstream again. Returns the receivers; 0 for
-    /// a number this node does not hold, for the daemon's own numbers (never bridged), and for a retained number (a
-    /// shared one's publications travel through the retained bucket,
-    /// ``applyClusterRetained(_:revision:sender:info:payload:)``; one this node restored from its `state_dir` alone
-    /// keeps its revisions this node's).
+    /// A publication made on another node: fanned out through the center to `audience` as a local one is (each
+    /// session at most once, `from=` filters applied), counted as delivered, never sent upstream again. The copy of a
+    /// plain upstream subscription serves ``Audience/plainOnly``, the copy of a queue group's queue subscription
+    /// ``Audience/group(_:)`` (docs/CLUSTER.md, step 3). Returns the receivers; 0 for a number this node does not
+    /// hold, for the daemon's own numbers (never bridged), and for a retained number (a shared one's publications
+    /// travel through the retained bucket, ``applyClusterRetained(_:revision:sender:info:payload:)``; one this node
+    /// restored from its `state_dir` alone keeps its revisions this node's).
     @discardableResult
     package func deliverFromCluster(
-        to number: String, sender: String?, info: [InfoPair], payload: UnsafeRawBufferPointer
+        to number: String, sender: String?, info: [InfoPair], audience: Audience, payload: UnsafeRawBufferPointer
     ) -> Int {
         guard !Names.isSystem(number) else { return 0 }
         if case .some(.some) = try? center.retainedSlot(of: number) { return 0 }
         let receivers: Int
+        var groupsMet: [String] = []  // what the publishing node reports; not needed here
         do {
-            receivers = try center.send(to: number, from: sender) { () -> Publication in
+            receivers = try center.send(to: number, from: sender, audience: audience, groupsMet: &groupsMet) {
+                (_: UInt64?) -> Publication in
                 Publication.make(number: number, sender: sender, info: info, payload: payload)
             }
         } catch {

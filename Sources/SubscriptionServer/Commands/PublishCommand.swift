@@ -26,13 +26,22 @@ enum PublishCommand {
         }
         let sender = context.session.name
         var retainedRevision: UInt64? = nil
-        // Framed only when some session will receive it.
+        // Set when the reply waits for the other nodes' receivers (`ack: all`).
+        var ticket: UInt64? = nil
+        // Framed only when some session will receive it. (A closure written here, not a local function: debug builds
+        // allocated a context for the function, one more allocation per PUB than the budget.)
         let receivers: Int
         do {
-            receivers = try server.center.send(to: number, from: sender) { (revision: UInt64?) in
-                retainedRevision = revision
-                return payload.withUnsafeBytes {
-                    Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+            if server.isClustered {
+                receivers = try sendInCluster(
+                    number, sender: sender, info: info, payload: payload, server: server,
+                    retainedRevision: &retainedRevision, ticket: &ticket)
+            } else {
+                receivers = try server.center.send(to: number, from: sender) { (revision: UInt64?) in
+                    retainedRevision = revision
+                    return payload.withUnsafeBytes {
+                        Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+                    }
                 }
             }
         } catch {
@@ -54,14 +63,35 @@ enum PublishCommand {
         server.numberCounters.published(to: number)
         if let retainedRevision {
             server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
-        } else if let cluster = server.cluster,
-            let ticket = cluster.published(to: number, sender: sender, info: info, payload: payload)
-        {
+        } else if let ticket, let cluster = server.cluster {
             // Held like a clustered CREATE: the commands behind wait, so replies keep their order.
             return context.replyLater { answer in
                 cluster.confirmations(of: ticket) { remote in answer(.success(.count(receivers + remote))) }
             }
         }
         return .count(receivers)
+    }
+
+    /// With `cluster:`: the local fan-out, then, for a plain number, the publication to the other nodes, naming the
+    /// queue groups served here (docs/CLUSTER.md, "The message path", step 3), with `ticket` set when the reply is to
+    /// wait for the other nodes' receivers (step 4). A retained number this node alone holds stays here.
+    private static func sendInCluster(
+        _ number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>, server: Server,
+        retainedRevision: inout UInt64?, ticket: inout UInt64?
+    ) throws(CenterError) -> Int {
+        var groupsMet: [String] = []
+        var revised: UInt64? = nil
+        let receivers = try server.center.send(to: number, from: sender, audience: .everyone, groupsMet: &groupsMet) {
+            (revision: UInt64?) in
+            revised = revision
+            return payload.withUnsafeBytes {
+                Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+            }
+        }
+        retainedRevision = revised
+        if revised == nil, let cluster = server.cluster {
+            ticket = cluster.published(to: number, sender: sender, info: info, groups: groupsMet, payload: payload)
+        }
+        return receivers
     }
 }

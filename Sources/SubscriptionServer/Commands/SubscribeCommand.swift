@@ -24,6 +24,8 @@ enum SubscribeCommand {
             }
         }
         let isNew: Bool
+        // With `cluster:`, the group a replaced subscription had (its interest upstream moves when the group changes).
+        let before = context.server.isClustered ? context.center.subscription(of: context.session, to: pattern) : nil
         do {
             isNew = try context.center.add(context.session, to: pattern, from: from, group: group)
         } catch {
@@ -38,7 +40,13 @@ enum SubscribeCommand {
             throw ProtocolError(error)
         }
         // A stored flag read through the context costs nothing; a call on the server would retain and release it.
-        if isNew && context.server.isClustered { context.server.clusterInterestAdded(pattern) }
+        if context.server.isClustered {
+            if isNew {
+                context.server.clusterInterestAdded(pattern, group: group)
+            } else if let before {
+                context.server.clusterInterestMoved(pattern, from: before.group, to: group)
+            }
+        }
         for value in values { context.session.push(value) }
         return .ok()
     }

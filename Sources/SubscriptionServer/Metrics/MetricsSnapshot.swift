@@ -46,6 +46,8 @@ struct MetricsSnapshot {
         keys["cluster_acks_waited"] = "subd_cluster_acks_waited_total"
         keys["cluster_ack_timeouts"] = "subd_cluster_ack_timeouts_total"
         keys["cluster_late_acks"] = "subd_cluster_late_acks_total"
+        keys["cluster_dropped"] = "subd_cluster_dropped_total"
+        keys["cluster_received"] = "subd_cluster_received_total"
         return keys
     }()
 
@@ -95,6 +97,15 @@ struct MetricsSnapshot {
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {
             text.sample(labels: ["reason": reason.rawValue], stats.closed[reason] ?? 0)
+        }
+        if let cluster = stats.cluster {
+            text.single(
+                "subd_cluster_dropped_total", .counter,
+                help: "Publications of this node that could not be handed to NATS (they stayed on this node).",
+                cluster.dropped)
+            text.single(
+                "subd_cluster_received_total", .counter, help: "Publications of other nodes that reached this node.",
+                cluster.received)
         }
 
         if let acks = stats.clusterAcks {
