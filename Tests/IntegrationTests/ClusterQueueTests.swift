@@ -204,6 +204,7 @@ final class ClusterQueueTests: ClusterTestCase {
             var config = DaemonConfig()
             config.extraLines = [
                 "cluster:", "  servers: [\"nats://\(server.address)\"]", "  node: \(node)", "  replicas: 1",
+                "  ack: local",  // the replies below count node1's receivers
             ]
             return config
         }
