@@ -20,19 +20,10 @@ extension ClusterBridge {
         let configuration = KeyValueConfiguration(
             bucket: ClusterAcks.bucketName, replicas: settings.bucketReplicas, storage: .memory,
             maxAge: .nanoseconds(Int64(InterestDirectory.silence)))
-        KeyValueBucket.create(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
+        KeyValueBucket.createOrOpen(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
             switch result {
-            case .success(let made):
-                interestBucketOpened(made)
-            case .failure(.streamNameInUse):
-                KeyValueBucket.open(ClusterAcks.bucketName, client: client, timeout: Self.bucketTimeout) { [self] in
-                    switch $0 {
-                    case .success(let found): interestBucketOpened(found)
-                    case .failure(let error): interestBucketFailed(error)
-                    }
-                }
-            case .failure(let error):
-                interestBucketFailed(error)
+            case .success(let bucket): interestBucketOpened(bucket)
+            case .failure(let error): interestBucketFailed(error)
             }
         }
     }

@@ -16,20 +16,10 @@ extension ClusterBridge {
         guard bucket == nil, !isOpeningBucket, client.isConnected else { return }
         isOpeningBucket = true
         let configuration = KeyValueConfiguration(bucket: Self.numbersBucket, replicas: settings.bucketReplicas)
-        KeyValueBucket.create(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
+        KeyValueBucket.createOrOpen(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
             switch result {
-            case .success(let made):
-                bucketOpened(made)
-            case .failure(.streamNameInUse):
-                // Made by another node with other settings (its replicas): use it as it is.
-                KeyValueBucket.open(Self.numbersBucket, client: client, timeout: Self.bucketTimeout) { [self] opened in
-                    switch opened {
-                    case .success(let found): bucketOpened(found)
-                    case .failure(let error): bucketFailed(error)
-                    }
-                }
-            case .failure(let error):
-                bucketFailed(error)
+            case .success(let bucket): bucketOpened(bucket)
+            case .failure(let error): bucketFailed(error)
             }
         }
     }

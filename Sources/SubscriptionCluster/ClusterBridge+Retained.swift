@@ -44,19 +44,10 @@ extension ClusterBridge {
         guard retained.bucket == nil, !retained.isOpening, client.isConnected else { return }
         retained.isOpening = true
         let configuration = KeyValueConfiguration(bucket: Self.retainedBucket, replicas: settings.bucketReplicas)
-        KeyValueBucket.create(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
+        KeyValueBucket.createOrOpen(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
             switch result {
-            case .success(let made):
-                retainedBucketOpened(made)
-            case .failure(.streamNameInUse):
-                KeyValueBucket.open(Self.retainedBucket, client: client, timeout: Self.bucketTimeout) { [self] opened in
-                    switch opened {
-                    case .success(let found): retainedBucketOpened(found)
-                    case .failure(let error): retainedBucketFailed(error)
-                    }
-                }
-            case .failure(let error):
-                retainedBucketFailed(error)
+            case .success(let bucket): retainedBucketOpened(bucket)
+            case .failure(let error): retainedBucketFailed(error)
             }
         }
     }

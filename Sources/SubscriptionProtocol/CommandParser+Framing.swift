@@ -57,9 +57,7 @@ extension CommandParser {
         let infoError = pendingInfoError
         pendingInfoError = nil
         let number: String
-        if NumberCache.same(numberBytes, numberCache.last) {
-            number = numberCache.last
-        } else if let cached = numberCache.number(matching: numberBytes) {
+        if let cached = cachedNumber(numberBytes) {
             number = cached
         } else {
             do {

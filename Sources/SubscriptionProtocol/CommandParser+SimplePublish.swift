@@ -39,14 +39,8 @@ extension CommandParser {
         }
         guard let found else { return nil }
         let numberBytes = buffer[(start + 4)..<(start + found.numberEnd)]
-        let number: String
-        if NumberCache.same(numberBytes, numberCache.last) {
-            number = numberCache.last
-        } else if let cached = numberCache.number(matching: numberBytes) {
-            number = cached
-        } else {
-            return nil  // checked and remembered by the general path
-        }
+        // A number not cached is checked and remembered by the general path.
+        guard let number = cachedNumber(numberBytes) else { return nil }
         readIndex = start + found.frameEnd
         scanned = 0
         return .publish(number: number, payload: buffer[(start + found.payloadStart)..<(start + found.payloadEnd)], info: [])
@@ -98,5 +92,15 @@ extension CommandParser {
             return nil
         }
         return SimplePublish(numberEnd: numberEnd, payloadStart: payloadStart, payloadEnd: payloadEnd, frameEnd: frameEnd)
+    }
+}
+
+extension CommandParser {
+    /// The cached `String` of a number this client published to lately (``NumberCache``), or nil. The last number
+    /// is asked about here first: a call of the cache's method with a slice of the parser's buffer costs a retain of
+    /// that buffer. (Mutating, so that the call borrows the parser instead of copying it.)
+    mutating func cachedNumber(_ bytes: ArraySlice<UInt8>) -> String? {
+        if NumberCache.same(bytes, numberCache.last) { return numberCache.last }
+        return numberCache.number(matching: bytes)
     }
 }

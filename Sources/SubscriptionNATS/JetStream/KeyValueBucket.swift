@@ -66,6 +66,18 @@ public struct KeyValueBucket: Sendable {
         }
     }
 
+    /// Makes the bucket, or opens it when it exists already (made by another client, perhaps with other settings:
+    /// it is used as it is); every node of a cluster calls this for the buckets they share.
+    public static func createOrOpen(
+        _ configuration: KeyValueConfiguration, client: NATSClient, timeout: Duration = .seconds(5),
+        completion: @escaping @Sendable (Result<KeyValueBucket, JetStreamError>) -> Void
+    ) {
+        create(configuration, client: client, timeout: timeout) { result in
+            guard case .failure(.streamNameInUse) = result else { return completion(result) }
+            open(configuration.bucket, client: client, timeout: timeout, completion: completion)
+        }
+    }
+
     /// The republish destination of a stream info reply, `<prefix>.<bucket>.>`, without its `>`.
     private static func republishPrefix(_ reply: JSONValue) -> String? {
         guard let destination = reply["config"]?["republish"]?["dest"]?.string, destination.hasSuffix(".>") else {
