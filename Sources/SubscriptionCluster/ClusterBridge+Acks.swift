@@ -51,22 +51,24 @@ extension ClusterBridge {
 
     /// A node's confirmation.
     private func confirmationArrived(_ message: NATSMessage) {
-        guard let (counter, node, receivers) = BridgeHeaders.decodeConfirmation(message.payload) else {
+        guard let (counter, node, receivers, group) = BridgeHeaders.decodeConfirmation(message.payload) else {
             logger.debug("cluster: ignored a confirmation that no node sent")
             return
         }
-        switch acks.pending.confirm(counter, by: node, receivers: receivers) {
+        switch acks.pending.confirm(counter, by: node, group: group, receivers: receivers) {
         case .counted, .duplicate: break
         case .complete(let answer, let total): answer(total)
         case .late: server.countClusterAck(.late)
         }
     }
 
-    /// This node delivered publication `counter` of another node to `receivers` sessions: confirms it to `subject`
-    /// (the publication's reply subject, when its node waits).
-    func confirm(_ counter: UInt64, receivers: Int, to subject: String) {
+    /// This node delivered publication `counter` of another node to `receivers` sessions (through the copy of its
+    /// plain subscription, or with `group` through that group's): confirms it to `subject` (the publication's reply
+    /// subject, when its node waits).
+    func confirm(_ counter: UInt64, receivers: Int, to subject: String, group: String? = nil) {
         guard subject.hasPrefix(BridgeHeaders.ackPrefix) else { return }
-        let payload = BridgeHeaders.encodeConfirmation(counter: counter, origin: origin, receivers: receivers)
+        let payload = BridgeHeaders.encodeConfirmation(
+            counter: counter, origin: origin, receivers: receivers, group: group)
         do throws(NATSError) {
             try client.publish(subject: subject, payload: payload)
         } catch {

@@ -58,9 +58,8 @@ extension ClusterBridge {
             server.deliverFromCluster(
                 to: number, sender: parts.sender, info: parts.info, audience: .group(group), payload: payload)
         }
-        // With `ack: all` the publisher counts one confirmation per node: this one, when it comes first (the plain
-        // copy's may come before it and then this one is not counted: the count may fall short, never over).
-        if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo) }
+        // With `ack: all` the group's copy is confirmed on its own (the plain copy serves other sessions).
+        if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo, group: group) }
         scheduleTurnEnd()
     }
 }

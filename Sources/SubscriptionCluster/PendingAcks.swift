@@ -2,8 +2,10 @@
 /// publication (its `Subd-Id` counter, the ticket), the nodes expected to confirm, the receivers confirmed so far, and
 /// the answer to give once every expected node confirmed or the timeout passed.
 ///
-/// A node confirms at most once per publication (its dedupe delivers one copy), and a second confirmation of one node
-/// is ignored, so the sum never counts a receiver twice. A confirmation from a node that was not expected (its
+/// A node confirms each copy it used once: the copy of its plain subscription (the node's own confirmation, the one
+/// an expected node is waited for) and the copy of each queue group it served (`part`, the group: those serve other
+/// sessions, docs/CLUSTER.md step 3). A second confirmation of one node and part is ignored, so the sum never counts a
+/// receiver twice. A confirmation from a node that was not expected (its
 /// interest had not reached this node yet) is counted when it comes before the answer. A confirmation after the answer
 /// is late: it is not counted, the caller counts it in STATS. A plain value; the bridge runs the timer and the answer.
 struct PendingAcks {
@@ -13,7 +15,10 @@ struct PendingAcks {
     /// One publication waiting.
     private struct Entry {
         var expected: Set<String>
+        /// The nodes whose plain copy confirmed.
         var confirmed: Set<String> = []
+        /// The (node, group) copies that confirmed.
+        var groupsConfirmed: Set<String> = []
         var receivers = 0
         var answer: Answer?
     }
@@ -24,7 +29,7 @@ struct PendingAcks {
         case counted
         /// The last expected node confirmed: give `answer` the receivers.
         case complete(Answer, receivers: Int)
-        /// A node's second confirmation of one publication: ignored.
+        /// A node's second confirmation of one publication and part: ignored.
         case duplicate
         /// The publication was answered already (or never waited): not counted.
         case late
@@ -62,10 +67,15 @@ struct PendingAcks {
         return nil
     }
 
-    /// `node` confirmed `receivers` for `ticket`.
-    mutating func confirm(_ ticket: UInt64, by node: String, receivers: Int) -> Confirmation {
+    /// `node` confirmed `receivers` for `ticket`: for the copy of its plain subscription, or with `group` for the copy
+    /// of that queue group (counted, but no node is waited for because of one).
+    mutating func confirm(_ ticket: UInt64, by node: String, group: String? = nil, receivers: Int) -> Confirmation {
         guard var entry = entries[ticket] else { return .late }
-        guard entry.confirmed.insert(node).inserted else { return .duplicate }
+        if let group {
+            guard entry.groupsConfirmed.insert(node + " " + group).inserted else { return .duplicate }
+        } else {
+            guard entry.confirmed.insert(node).inserted else { return .duplicate }
+        }
         entry.receivers += receivers
         if let answer = entry.answer, entry.expected.isSubset(of: entry.confirmed) {
             entries[ticket] = nil

@@ -92,5 +92,22 @@ final class ClusterAckTests: ClusterTestCase {
         XCTAssertEqual(values["cluster_acks_waited"], "5")
         XCTAssertEqual(values["cluster_ack_timeouts"], "1")
         XCTAssertEqual(values["cluster_late_acks"], "1")
+
+        // A queue group member on node2 beside its plain subscribers: node2 uses the plain copy and the group's copy
+        // and confirms each; both count. node3 is stopped again, so the answer waits for the timeout and every
+        // confirmation node2 sends is in it: 2 plain receivers and the member (before, the member's confirmation was
+        // dropped as node2's second).
+        let member = try connect(nodes[1], "group member on node2")
+        XCTAssertEqual(try member.command("SUB ACK.N group=g"), .ok())
+        try eventually("node2's queue subscription reached node1's NATS server", timeout: 10) {
+            try knowsQueue(natsServers[0], "subd.m.ACK.N", "g", count: 1)
+        }
+        XCTAssertEqual(kill(node3, SIGSTOP), 0)
+        XCTAssertEqual(try publisher.command("SEND ACK.N grouped"), .ok("3"), "node2's 2 and its group member")
+        XCTAssertEqual(kill(node3, SIGCONT), 0)
+        XCTAssertEqual(try member.nextMessage().payload, Array("grouped".utf8))
+        try eventually("node3's confirmation counted late", timeout: 10) {
+            try stats(publisher)["cluster_late_acks"] == "2"
+        }
     }
 }

@@ -22,17 +22,6 @@ final class ClusterQueueTests: ClusterTestCase {
         func clear() { messages = [] }
     }
 
-    /// True once `server` has, from `count` routes, a queue subscription to `subject` in `queue`
-    /// (`/routez?subs=detail`): the other nodes' members reached it.
-    private func knowsQueue(_ server: NATSServerProcess, _ subject: String, _ queue: String, count: Int) throws -> Bool {
-        let routes = try server.monitoring("/routez?subs=detail")["routes"] as? [[String: Any]] ?? []
-        return routes.filter { route in
-            (route["subscriptions_list_detail"] as? [[String: Any]] ?? []).contains {
-                $0["subject"] as? String == subject && $0["qgroup"] as? String == queue
-            }
-        }.count >= count
-    }
-
     /// Publishes `count` messages `<prefix><i>` to `number` from `client`; ack: local counts this node's receivers.
     private func publish(_ client: LineClient, _ number: String, _ prefix: String, count: Int) throws -> [String] {
         var sent: [String] = []

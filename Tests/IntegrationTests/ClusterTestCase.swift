@@ -63,6 +63,17 @@ class ClusterTestCase: IntegrationTestCase {
         return routes.filter { ($0["subscriptions_list"] as? [String] ?? []).contains(subject) }.count >= count
     }
 
+    /// True once `server` has, from `count` routes, a queue subscription to `subject` in `queue`
+    /// (`/routez?subs=detail`): the other nodes' members reached it.
+    func knowsQueue(_ server: NATSServerProcess, _ subject: String, _ queue: String, count: Int) throws -> Bool {
+        let routes = try server.monitoring("/routez?subs=detail")["routes"] as? [[String: Any]] ?? []
+        return routes.filter { route in
+            (route["subscriptions_list_detail"] as? [[String: Any]] ?? []).contains {
+                $0["subject"] as? String == subject && $0["qgroup"] as? String == queue
+            }
+        }.count >= count
+    }
+
     /// The subjects node `name` subscribes to upstream, on whichever server it is connected to.
     func upstream(of node: String) throws -> [String] {
         for server in natsServers where server.process.isRunning {

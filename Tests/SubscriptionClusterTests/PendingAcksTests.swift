@@ -51,5 +51,31 @@ final class PendingAcksTests: XCTestCase {
         XCTAssertEqual(BridgeHeaders.decodeConfirmation(payload)?.receivers, 4)
         XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2 -1".utf8)))
         XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2".utf8)))
+        let group = BridgeHeaders.encodeConfirmation(counter: 17, origin: "node2-3k9", receivers: 1, group: "workers")
+        XCTAssertEqual(String(decoding: group, as: UTF8.self), "17 node2-3k9 1 workers")
+        XCTAssertEqual(BridgeHeaders.decodeConfirmation(group)?.group, "workers")
+        XCTAssertNil(BridgeHeaders.decodeConfirmation(payload)?.group)
+        XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2 1 g h".utf8)))
+    }
+
+    /// A node's plain copy and its groups' copies serve different sessions: each is counted once; only the plain one
+    /// is waited for.
+    func testAPlainAndAGroupConfirmationOfOneNodeAreBothCounted() {
+        var pending = PendingAcks()
+        XCTAssertTrue(pending.expect(9, from: ["b"]))
+        XCTAssertNil(pending.attach({ _ in }, to: 9))
+        guard case .counted = pending.confirm(9, by: "b", group: "g", receivers: 1) else {
+            return XCTFail("b's group copy counted, b's plain copy still awaited")
+        }
+        guard case .duplicate = pending.confirm(9, by: "b", group: "g", receivers: 1) else {
+            return XCTFail("the same group copy once")
+        }
+        guard case .counted = pending.confirm(9, by: "c", group: "g", receivers: 1) else {
+            return XCTFail("another node's copy of the group (another pattern) counted")
+        }
+        guard case .complete(_, let receivers) = pending.confirm(9, by: "b", receivers: 2) else {
+            return XCTFail("b's plain copy completes the wait")
+        }
+        XCTAssertEqual(receivers, 4)
     }
 }
