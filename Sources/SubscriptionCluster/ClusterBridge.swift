@@ -119,7 +119,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             openRetainedBucketIfNeeded()
         case .disconnected(let reason):
             logger.warning(
-                "cluster: lost NATS (\(reason)); local publish and subscribe go on, CREATE/REMOVE answer -ERR LIMIT")
+                "cluster: lost NATS (\(reason)); local publish and subscribe of plain numbers go on; CREATE, REMOVE and PUB to a shared retained number answer -ERR LIMIT")
         case .closed(let reason):
             if let reason { logger.error("cluster: NATS client closed (\(reason))") } else { logger.info("cluster: NATS client closed") }
         }
