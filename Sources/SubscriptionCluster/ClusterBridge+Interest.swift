@@ -77,7 +77,7 @@ extension ClusterBridge {
         }
         acks.isPutting = true
         acks.needsPut = false
-        var value = InterestDirectory.encode(interest.holders.keys)
+        var value = InterestDirectory.encode(interest.holders.keys.map(\.string))
         if value.count > ClusterAcks.maxEntryBytes {
             logger.warning("cluster: this node's patterns exceed the interest entry; it tells the others '>'")
             value = InterestDirectory.encode([">"])

@@ -35,14 +35,14 @@ extension ClusterBridge {
     public func interestAdded(_ pattern: String) {
         guard !Names.isSystem(pattern) else { return }
         if interest.add(pattern) == .subscribe { interestChanged() }
-        if upstream[pattern] == nil { subscribeUpstream(pattern) }
+        if upstream[ExactName(pattern)] == nil { subscribeUpstream(pattern) }
     }
 
     /// The pattern's last holder unsubscribes upstream.
     public func interestRemoved(_ pattern: String) {
         guard !Names.isSystem(pattern), interest.remove(pattern) == .unsubscribe else { return }
         interestChanged()
-        if let sid = upstream.removeValue(forKey: pattern) { client.unsubscribe(sid) }
+        if let sid = upstream.removeValue(forKey: ExactName(pattern)) { client.unsubscribe(sid) }
     }
 
     /// The counters STATS shows.
@@ -53,7 +53,7 @@ extension ClusterBridge {
     /// at the next connect (``subscribeMissingUpstream()``).
     private func subscribeUpstream(_ pattern: String) {
         do throws(NATSError) {
-            upstream[pattern] = try client.subscribe(subject: BridgeHeaders.subject(of: pattern)) { [self] message in
+            upstream[ExactName(pattern)] = try client.subscribe(subject: BridgeHeaders.subject(of: pattern)) { [self] message in
                 received(message)
             }
         } catch {
@@ -64,7 +64,7 @@ extension ClusterBridge {
     /// At each connect: every pattern and group held without an upstream subscription is subscribed (the others the
     /// client sends again itself).
     func subscribeMissingUpstream() {
-        for pattern in interest.holders.keys where upstream[pattern] == nil { subscribeUpstream(pattern) }
+        for pattern in interest.holders.keys where upstream[pattern] == nil { subscribeUpstream(pattern.string) }
         subscribeMissingGroups()
     }
 

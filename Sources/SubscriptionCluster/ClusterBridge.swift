@@ -2,6 +2,7 @@ import Dispatch
 import Logging
 import SubscriptionNATS
 import SubscriptionServer
+import SubscriptionWire
 
 /// Joins this subd node to the others through NATS (docs/CLUSTER.md): one ``NATSClient`` on the server's queue, the
 /// shared numbers bucket `subd_numbers` (created by the first node that finds it missing, watched by every node), and
@@ -46,7 +47,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// Holders per pattern.
     var interest = UpstreamInterest()
     /// The upstream subscription of each held pattern.
-    var upstream: [String: UInt64] = [:]
+    var upstream: [ExactName: UInt64] = [:]
     /// The per-origin dedupe.
     var origins = OriginCounters()
     /// The last NATS error logged at warning, until the next connection.

@@ -1,15 +1,27 @@
+import SubscriptionWire
+
 /// The queue groups a node's sessions hold, as NATS queue subscriptions (docs/CLUSTER.md, "The message path", step
 /// 3): one per distinct (pattern, group), counted over the node's subscriptions like ``UpstreamInterest``, and, per
 /// group held, the last counter accepted per origin (a node whose members of one group hold overlapping patterns may
 /// be picked by NATS for each pattern's queue: the group gets the publication once). A plain value; the bridge
 /// performs what it returns.
 struct GroupInterest {
-    /// A pattern held in a group: one NATS queue subscription, `subd.m.<pattern>` in queue `<group>`.
+    /// A pattern held in a group: one NATS queue subscription, `subd.m.<pattern>` in queue `<group>`. Compared by
+    /// bytes (``ExactName``), as NATS compares subjects and queue names.
     struct Key: Hashable {
         /// The pattern.
         var pattern: String
         /// The group's name (the NATS queue's name).
         var group: String
+
+        static func == (a: Key, b: Key) -> Bool {
+            ExactName(a.pattern) == ExactName(b.pattern) && ExactName(a.group) == ExactName(b.group)
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(ExactName(pattern))
+            hasher.combine(ExactName(group))
+        }
     }
 
     /// How many subscriptions hold a key, and its upstream subscription once made.
@@ -27,7 +39,7 @@ struct GroupInterest {
     /// The keys held; a key nobody holds is not in it.
     private var entries: [Key: Entry] = [:]
     /// The groups of the keys held.
-    private var groups: [String: Group] = [:]
+    private var groups: [ExactName: Group] = [:]
 
     /// One more subscription holds `key`. True when the key has no upstream subscription (its first holder, or one
     /// whose subscribe failed): the bridge subscribes, then calls ``subscribed(_:sid:)``.
@@ -38,7 +50,7 @@ struct GroupInterest {
             return entry.sid == nil
         }
         entries[key] = Entry(holders: 1, sid: nil)
-        groups[key.group, default: Group()].keys += 1
+        groups[ExactName(key.group), default: Group()].keys += 1
         return true
     }
 
@@ -57,10 +69,10 @@ struct GroupInterest {
             return nil
         }
         entries[key] = nil
-        if let group = groups[key.group], group.keys > 1 {
-            groups[key.group]?.keys = group.keys - 1
+        if let group = groups[ExactName(key.group)], group.keys > 1 {
+            groups[ExactName(key.group)]?.keys = group.keys - 1
         } else {
-            groups[key.group] = nil
+            groups[ExactName(key.group)] = nil
         }
         return entry.sid
     }
@@ -74,6 +86,6 @@ struct GroupInterest {
     /// True when publication `counter` of `origin` is new to `group` (and remembers it); false for a copy the group
     /// had through another of its patterns, and for a group not held.
     mutating func accept(origin: String, counter: UInt64, group: String) -> Bool {
-        groups[group]?.origins.accept(origin: origin, counter: counter) ?? false
+        groups[ExactName(group)]?.origins.accept(origin: origin, counter: counter) ?? false
     }
 }

@@ -69,4 +69,12 @@ final class GroupInterestTests: XCTestCase {
             "no header without a group served")
         XCTAssertNotNil(BridgeHeaders.decode(headers))
     }
+
+    /// Keys compare by bytes: the same group name in NFC and NFD is two NATS queues.
+    func testKeysCompareByBytes() {
+        let composed = GroupInterest.Key(pattern: "N", group: "caf\u{E9}")
+        let decomposed = GroupInterest.Key(pattern: "N", group: "cafe\u{301}")
+        XCTAssertNotEqual(composed, decomposed)
+        XCTAssertEqual(Set([composed, decomposed, composed]).count, 2)
+    }
 }

@@ -22,4 +22,17 @@ final class UpstreamInterestTests: XCTestCase {
         XCTAssertEqual(interest.remove("N"), .none)
         XCTAssertTrue(interest.holders.isEmpty)
     }
+
+    /// Patterns are told apart by their bytes, as NATS tells subjects apart: "café" in NFC and in NFD are two
+    /// patterns, each with its own upstream subscription.
+    func testCanonicallyEquivalentSpellingsAreTwoPatterns() {
+        var interest = UpstreamInterest()
+        let composed = "caf\u{E9}.>"
+        let decomposed = "cafe\u{301}.>"
+        XCTAssertEqual(composed, decomposed, "equal as Swift Strings")
+        XCTAssertEqual(interest.add(composed), .subscribe)
+        XCTAssertEqual(interest.add(decomposed), .subscribe, "another pattern for NATS")
+        XCTAssertEqual(interest.remove(composed), .unsubscribe)
+        XCTAssertEqual(interest.remove(decomposed), .unsubscribe)
+    }
 }
