@@ -73,11 +73,17 @@ extension ClusterBridge {
     /// The value a number has in the bucket.
     static let plainValue = Array("plain".utf8)
 
-    /// The bucket, when it is open and NATS is connected; else the error to answer.
-    private func reachableBucket() -> Result<KeyValueBucket, ProtocolError> {
-        guard client.isConnected else { return .failure(Self.unavailable("not connected to NATS")) }
-        guard let bucket else { return .failure(Self.unavailable("the numbers bucket is not open yet")) }
-        return .success(bucket)
+    /// The bucket, when it is open and NATS is connected; else nil, `completion` given the error to answer.
+    private func reachableBucket<T>(or completion: (Result<T, ProtocolError>) -> Void) -> KeyValueBucket? {
+        guard client.isConnected else {
+            completion(.failure(Self.unavailable("not connected to NATS")))
+            return nil
+        }
+        guard let bucket else {
+            completion(.failure(Self.unavailable("the numbers bucket is not open yet")))
+            return nil
+        }
+        return bucket
     }
 
     /// `-ERR LIMIT the cluster state is unavailable (<why>)`.
@@ -90,11 +96,7 @@ extension ClusterBridge {
     public func create(
         _ number: String, retained: Bool, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void
     ) {
-        let bucket: KeyValueBucket
-        switch reachableBucket() {
-        case .success(let open): bucket = open
-        case .failure(let error): return completion(.failure(error))
-        }
+        guard let bucket = reachableBucket(or: completion) else { return }
         let value = retained ? Self.retainedValue : Self.plainValue
         bucket.create(number, value) { [self] result in
             switch result {
@@ -119,11 +121,7 @@ extension ClusterBridge {
 
     /// The bucket's latest entry for `number`, through its leader; a number it has is created here.
     public func lookUp(_ number: String, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void) {
-        let bucket: KeyValueBucket
-        switch reachableBucket() {
-        case .success(let open): bucket = open
-        case .failure(let error): return completion(.failure(error))
-        }
+        guard let bucket = reachableBucket(or: completion) else { return }
         bucket.getLatest(number) { [self] latest in
             switch latest {
             case .success(let entry?):
@@ -137,11 +135,7 @@ extension ClusterBridge {
 
     /// A delete at the revision read just before; the number then goes here too, its exact subscribers told `GONE`.
     public func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void) {
-        let bucket: KeyValueBucket
-        switch reachableBucket() {
-        case .success(let open): bucket = open
-        case .failure(let error): return completion(.failure(error))
-        }
+        guard let bucket = reachableBucket(or: completion) else { return }
         removing[number] = removing[number] ?? 0
         // Whoever removed it here first (this answer or the watch), the subscribers told here are counted once.
         let finish: @Sendable (Result<Int, ProtocolError>) -> Void = { [self] result in

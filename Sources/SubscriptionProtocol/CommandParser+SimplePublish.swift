@@ -46,6 +46,14 @@ extension CommandParser {
         return .publish(number: number, payload: buffer[(start + found.payloadStart)..<(start + found.payloadEnd)], info: [])
     }
 
+    /// One past the LF or CR LF at `index` (`index < bytes.count`); nil when neither is there.
+    @inline(__always)
+    private static func afterLineEnd(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> Int? {
+        if bytes[index] == ASCII.lf { return index + 1 }
+        if bytes[index] == ASCII.cr && index + 1 < bytes.count && bytes[index + 1] == ASCII.lf { return index + 2 }
+        return nil
+    }
+
     /// Reads a simple `PUB` at the start of `bytes`; nil for anything else.
     private static func scanSimplePublish(_ bytes: UnsafeBufferPointer<UInt8>, maxLine: Int, maxPayload: Int)
         -> SimplePublish?
@@ -73,24 +81,9 @@ extension CommandParser {
             index += 1
         }
         guard index > digitsStart, index < count, index <= maxLine, size <= maxPayload else { return nil }
-        let payloadStart: Int
-        if bytes[index] == ASCII.lf {
-            payloadStart = index + 1
-        } else if bytes[index] == ASCII.cr && index + 1 < count && bytes[index + 1] == ASCII.lf {
-            payloadStart = index + 2
-        } else {
-            return nil
-        }
+        guard let payloadStart = afterLineEnd(bytes, at: index) else { return nil }
         let payloadEnd = payloadStart + size
-        guard payloadEnd < count else { return nil }
-        let frameEnd: Int
-        if bytes[payloadEnd] == ASCII.lf {
-            frameEnd = payloadEnd + 1
-        } else if bytes[payloadEnd] == ASCII.cr && payloadEnd + 1 < count && bytes[payloadEnd + 1] == ASCII.lf {
-            frameEnd = payloadEnd + 2
-        } else {
-            return nil
-        }
+        guard payloadEnd < count, let frameEnd = afterLineEnd(bytes, at: payloadEnd) else { return nil }
         return SimplePublish(numberEnd: numberEnd, payloadStart: payloadStart, payloadEnd: payloadEnd, frameEnd: frameEnd)
     }
 }

@@ -80,16 +80,14 @@ enum PublishCommand {
         retainedRevision: inout UInt64?, ticket: inout UInt64?
     ) throws(CenterError) -> Int {
         var groupsMet: [String] = []
-        var revised: UInt64? = nil
         let receivers = try server.center.send(to: number, from: sender, audience: .everyone, groupsMet: &groupsMet) {
             (revision: UInt64?) in
-            revised = revision
+            retainedRevision = revision
             return payload.withUnsafeBytes {
                 Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
             }
         }
-        retainedRevision = revised
-        if revised == nil, let cluster = server.cluster {
+        if retainedRevision == nil, let cluster = server.cluster {
             ticket = cluster.published(to: number, sender: sender, info: info, groups: groupsMet, payload: payload)
         }
         return receivers

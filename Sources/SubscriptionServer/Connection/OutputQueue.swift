@@ -194,8 +194,10 @@ struct OutputQueue {
                 replyOffset += length
             }
             let isSmall = length < Self.gatherChunkLimit && gathered + length <= scratch.count
-            let startsRun = isSmall && !isGathering && index + 1 < chunks.count
+            // A run is two chunks at least: a lone small chunk is written from where it lies, not copied.
+            let startsRun = isSmall && !isGathering && n + 1 < maxVectors && index + 1 < chunks.count
                 && chunks[index + 1].count < Self.gatherChunkLimit
+                && gathered + length + chunks[index + 1].count <= scratch.count
             if isSmall && (isGathering || startsRun) {
                 let target = scratch.baseAddress! + gathered
                 target.copyMemory(from: source, byteCount: length)
