@@ -36,10 +36,7 @@ extension SubscriptionCenter {
     public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
         let key = NameKey(number)
         guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
-        if lastSentEntry === entry {
-            lastSentEntry = nil
-            lastSentName = ""
-        }
+        sentEntries.forget(entry)
         sortedNumbers = nil
         if entry.retained != nil { retainedNumberCount -= 1 }
         if Names.isSystem(number) { systemNumberCount -= 1 }

@@ -236,29 +236,14 @@ struct GroupCandidates<Message> {
 }
 
 extension SubscriptionCenter {
-    /// The entry of `number` for a send: a publisher sends to one number again and again, and the daemon's parser
-    /// hands it the same `String` each time (its number cache), so the last send's entry is kept and found again by
-    /// comparing the two strings' bits, without the hash, the table probe and the byte compare; any other string
-    /// (another number, or the same one in another `String`) is looked up.
+    /// The entry of `number` for a send: a publisher sends to a few numbers again and again, and the daemon's parser
+    /// hands it the same `String` each time (its number cache), so the entries of recent sends are kept and found
+    /// again by the string's bits (``SentEntryCache``); any other string is looked up.
     @inline(__always)
     func entry(forSending number: String) -> NumberEntry<Message>? {
-        if let entry = lastSentEntry, Self.isSameString(lastSentName, number) { return entry }
+        if let entry = sentEntries.entry(for: number) { return entry }
         guard let entry = numbers[NameKey(number)] else { return nil }
-        lastSentName = number
-        lastSentEntry = entry
+        sentEntries.remember(entry, for: number)
         return entry
-    }
-
-    /// True when the two strings have the same bits: the same small string (a string of up to 15 UTF-8 bytes
-    /// keeps them in its bits), or the same storage object. Invariant: `kept` is a stored string the center holds
-    /// (``lastSentName``), so its storage object is alive and no other string can have its address; equal bits
-    /// therefore mean equal strings (the converse need not hold: unequal bits only mean "look it up").
-    @inline(__always)
-    static func isSameString(_ kept: String, _ other: String) -> Bool {
-        withUnsafeBytes(of: kept) { keptBits in
-            withUnsafeBytes(of: other) { otherBits in
-                keptBits.loadUnaligned(as: (UInt64, UInt64).self) == otherBits.loadUnaligned(as: (UInt64, UInt64).self)
-            }
-        }
     }
 }

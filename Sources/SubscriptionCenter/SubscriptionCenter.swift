@@ -35,9 +35,8 @@ public final class SubscriptionCenter<Message> {
 
     /// The numbers; each holds its exact subscriptions.
     var numbers: [NameKey: NumberEntry<Message>] = [:]
-    /// The number the last send found, and its entry (``entry(forSending:)``); the entry is dropped with its number.
-    var lastSentName = ""
-    var lastSentEntry: NumberEntry<Message>?
+    /// The entries the latest sends found (``entry(forSending:)``); an entry is forgotten with its number.
+    var sentEntries = SentEntryCache<Message>()
     /// The numbers in byte order, dropped when one is created or removed (LIST need not sort every time).
     var sortedNumbers: [NameKey]?
     /// How many of the numbers are the daemon's own (their first token is `$SYS`).

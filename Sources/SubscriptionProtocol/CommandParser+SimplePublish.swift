@@ -94,6 +94,6 @@ extension CommandParser {
     /// that buffer. (Mutating, so that the call borrows the parser instead of copying it.)
     mutating func cachedNumber(_ bytes: ArraySlice<UInt8>) -> String? {
         if NumberCache.same(bytes, numberCache.last) { return numberCache.last }
-        return numberCache.number(matching: bytes)
+        return numberCache.number(inTableMatching: bytes)
     }
 }

@@ -5,7 +5,7 @@ import SubscriptionWire
 /// ``capacity`` others), not a check, a decode and, for a number over 15 bytes, an allocation per message (nats-server
 /// keeps such a per-client cache of subjects for the same reason).
 ///
-/// Nothing is allocated for a client that publishes to one number only; the table (``capacity`` slots, 4 KiB) is made
+/// Nothing is allocated for a client that publishes to one number only; the table (``capacity`` slots, 6 KiB) is made
 /// when a second number comes. A slot holds one number; a number whose ``probes`` slots are all taken replaces the
 /// first, so the table never grows. A lookup that misses only costs the check it was meant to save.
 struct NumberCache {
@@ -17,21 +17,35 @@ struct NumberCache {
     /// The number of the last `PUB` that missed the cache ("" before one): the one a client publishing to a single
     /// number sends again.
     private(set) var last = ""
-    /// The table, empty until a second number was seen; "" is a free slot.
-    private var slots: [String] = []
+    /// The table, empty until a second number was seen; a slot with an empty number is free. Each slot keeps its
+    /// number's hash, so a probe compares bytes only when the hashes agree (100 numbers in turn mostly find their
+    /// slot at the first probe, and pass the others by one integer compare).
+    private var slots: [Slot] = []
+
+    private struct Slot {
+        var hash = 0
+        var number = ""
+    }
 
     /// The cached `String` whose UTF-8 bytes are `bytes`, if there is one. The parser first asks
-    /// ``same(_:_:)`` about ``last`` itself: a call of this method on the parser's cache, with a slice of the
-    /// parser's buffer, costs a retain of that buffer.
+    /// ``same(_:_:)`` about ``last`` itself (``CommandParser/cachedNumber(_:)``), then the table here: a call of
+    /// this method on the parser's cache, with a slice of the parser's buffer, costs a retain of that buffer.
     func number(matching bytes: ArraySlice<UInt8>) -> String? {
         if Self.same(bytes, last) { return last }
+        return number(inTableMatching: bytes)
+    }
+
+    /// ``number(matching:)`` without the look at ``last``.
+    func number(inTableMatching bytes: ArraySlice<UInt8>) -> String? {
         guard !slots.isEmpty else { return nil }
-        let first = bytes.withUnsafeBytes { Self.slot(of: $0) }
-        for step in 0..<Self.probes {
-            let index = (first + step) & (Self.capacity - 1)
-            if Self.same(bytes, slots[index]) { return slots[index] }
+        let hash = bytes.withUnsafeBytes { Self.hash(of: $0) }
+        return slots.withUnsafeBufferPointer { slots in
+            for step in 0..<Self.probes {
+                let slot = slots[(hash &+ step) & (Self.capacity - 1)]
+                if slot.hash == hash && Self.same(bytes, slot.number) { return slot.number }
+            }
+            return nil
         }
-        return nil
     }
 
     /// Remembers a number that passed the check (its bytes are those `number(matching:)` missed); it becomes ``last``.
@@ -39,24 +53,25 @@ struct NumberCache {
         defer { last = number }
         if slots.isEmpty {
             guard !last.isEmpty else { return }
-            slots = [String](repeating: "", count: Self.capacity)
+            slots = [Slot](repeating: Slot(), count: Self.capacity)
             store(last)
         }
         store(number)
     }
 
     private mutating func store(_ number: String) {
-        let first = Publication.withBytes(of: number) { Self.slot(of: UnsafeRawBufferPointer($0)) }
-        var free = first
-        for step in 0..<Self.probes where slots[(first + step) & (Self.capacity - 1)].isEmpty {
-            free = (first + step) & (Self.capacity - 1)
+        let hash = Publication.withBytes(of: number) { Self.hash(of: UnsafeRawBufferPointer($0)) }
+        var free = hash & (Self.capacity - 1)
+        for step in 0..<Self.probes where slots[(hash &+ step) & (Self.capacity - 1)].number.isEmpty {
+            free = (hash &+ step) & (Self.capacity - 1)
             break
         }
-        slots[free] = number
+        slots[free] = Slot(hash: hash, number: number)
     }
 
-    private static func slot(of bytes: UnsafeRawBufferPointer) -> Int {
-        NameBytes.hash(bytes, seed: 0) & (capacity - 1)
+    /// The hash of a number's bytes; its low bits pick the first slot.
+    private static func hash(of bytes: UnsafeRawBufferPointer) -> Int {
+        NameBytes.hash(bytes, seed: 0)
     }
 
     /// True when `bytes` are the UTF-8 bytes of `number` (never for an empty one: "" marks a free slot).

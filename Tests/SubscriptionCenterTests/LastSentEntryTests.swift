@@ -1,9 +1,9 @@
 import SubscriptionCenter
 import XCTest
 
-/// A send finds the last send's number again by the bits of its `String` (`SubscriptionCenter.isSameString`): the
-/// same string, a string with the same bytes in other storage, a removed and re-made number, and long (not small)
-/// strings, whose bits are their storage's address, all reach the right subscribers.
+/// A send finds a recent send's number again by the bits of its `String` (`SentEntryCache`): the same string, a
+/// string with the same bytes in other storage, a removed and re-made number, many numbers in turn, and long (not
+/// small) strings, whose bits are their storage's address, all reach the right subscribers.
 final class LastSentEntryTests: XCTestCase {
     func testTheLastNumberIsFoundAgainAndForgottenWithItsRemoval() throws {
         let center = SubscriptionCenter<String>()
@@ -53,5 +53,45 @@ final class LastSentEntryTests: XCTestCase {
             }
         }
         for probe in probes { XCTAssertEqual(probe.received.count, 20) }
+    }
+
+    /// 300 numbers sent to in turn by the same strings (as the daemon's parser hands them), so most are found by
+    /// their bits, several sharing a slot: numbers removed among them fail, and once made again (by the very same
+    /// strings) reach their new subscribers only.
+    func testManyNumbersInTurnWithRemovalsAmongThem() throws {
+        let center = SubscriptionCenter<String>()
+        let numbers = (0..<300).map { "numbers.long.enough.\($0)" }
+        var probes: [Probe] = []
+        for number in numbers {
+            try center.create(number)
+            let probe = Probe(number)
+            try center.add(probe, to: number)
+            probes.append(probe)
+        }
+        for round in 0..<3 {
+            for number in numbers { XCTAssertEqual(try center.send("\(round)", to: number), 1) }
+        }
+        let removed = Set(stride(from: 0, to: numbers.count, by: 7))
+        for index in removed.sorted() { try center.remove(numbers[index]) }
+        for (index, number) in numbers.enumerated() {
+            if removed.contains(index) {
+                XCTAssertThrowsError(try center.send("gone", to: number), "\(number) was removed")
+            } else {
+                XCTAssertEqual(try center.send("3", to: number), 1)
+            }
+        }
+        var newProbes: [Int: Probe] = [:]
+        for index in removed.sorted() {
+            try center.create(numbers[index])
+            let probe = Probe("new \(index)")
+            try center.add(probe, to: numbers[index])
+            newProbes[index] = probe
+        }
+        for number in numbers { XCTAssertEqual(try center.send("after", to: number), 1) }
+        for (index, probe) in probes.enumerated() {
+            let expected = removed.contains(index) ? ["0", "1", "2"] : ["0", "1", "2", "3", "after"]
+            XCTAssertEqual(probe.received.map(\.message), expected, numbers[index])
+        }
+        for (index, probe) in newProbes { XCTAssertEqual(probe.received.map(\.message), ["after"], numbers[index]) }
     }
 }
