@@ -32,10 +32,12 @@ final class OutputQueueTests: XCTestCase {
         Publication.make(number: "N", payload: Array(text.utf8))
     }
 
-    /// Queues `message` with a turn's copy budget of `budget` bytes (0: only the always-copied first bytes).
-    private func append(_ message: Publication, to queue: inout OutputQueue, budget: Int = 0) {
-        var budget = budget
-        queue.append(message, copyBudget: &budget)
+    /// The loop's frame log, shared by every queue of a test.
+    private var log = FrameLog()
+
+    /// Queues `message` as a session would (``Session/receive(_:on:)``).
+    private func append(_ message: Publication, to queue: inout OutputQueue) {
+        queue.append(message, log: &log)
     }
 
     private func reply(_ text: String, to queue: inout OutputQueue) {
@@ -80,13 +82,22 @@ final class OutputQueueTests: XCTestCase {
         var generator = SeededGenerator(seed: seed)
         var queue = OutputQueue()
         var expected = ""
+        // A second queue takes some of the same frames (sharing log blocks and publications) and is written at the
+        // end: what the first writes meanwhile must not disturb it.
+        var other = OutputQueue()
+        var otherExpected: [UInt8] = []
         for index in 0..<3_000 {
             if Bool.random(using: &generator) {
                 let large = Int.random(in: 0..<20, using: &generator) == 0
                 let size = large ? Int.random(in: 4000...9000, using: &generator) : Int.random(in: 1...300, using: &generator)
                 let message = publication("\(index)" + String(repeating: "m", count: size))
+                if Bool.random(using: &generator) {
+                    append(message, to: &other)
+                    otherExpected += message.frame
+                }
                 append(message, to: &queue)
                 expected += String(decoding: message.frame, as: UTF8.self)
+                if index % 7 == 0 { log.rewindIfUnheld() }  // an end of turn now and then
             } else {
                 let text = "+OK \(index)\n"
                 reply(text, to: &queue)
@@ -99,6 +110,8 @@ final class OutputQueueTests: XCTestCase {
         XCTAssertEqual(String(decoding: received, as: UTF8.self), expected)
         XCTAssertEqual(queue.pendingBytes, 0)
         XCTAssertEqual(queue.heldBytes, 0)
+        XCTAssertEqual(try writeAll(&other), otherExpected)
+        XCTAssertEqual(other.heldBytes, 0)
     }
 
     /// Regression: each 6-byte `+OK 1` after a pushed message started a 4 KiB reply block, so 100,000 pipelined
@@ -117,46 +130,72 @@ final class OutputQueueTests: XCTestCase {
         XCTAssertLessThan(queue.heldBytes, 10_000 * 512, "hundreds of bytes per message at most, not a 4 KiB block")
     }
 
-    /// Small frames are copied while less than ``OutputQueue/copyBacklogLimit`` bytes wait, whatever the turn's
-    /// budget; past that, only from the budget (which they use up) and only while the session keeps up. A session
-    /// whose last write was short shares them until everything is out.
-    func testSmallFramesAreCopiedFromTheBudgetWhileTheSessionKeepsUpAndSharedWhenItIsBehind() throws {
-        var queue = OutputQueue()
-        var message: Publication! = publication("V1.0")
-        for _ in 0..<100 { append(message, to: &queue) }
-        XCTAssertTrue(isKnownUniquelyReferenced(&message), "copied: the queue holds no reference")
-        reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
-        append(message, to: &queue)
-        XCTAssertFalse(isKnownUniquelyReferenced(&message), "past the limit with no budget: the frame is shared")
-        queue.removeAll()
-        XCTAssertTrue(isKnownUniquelyReferenced(&message), "dropping the output gives the reference back")
+    /// A small frame to a session that keeps up is copied once into the loop's log, whatever the number of queues
+    /// that take it, and consecutive frames make one chunk (one iovec); a reply between them starts a new one. A
+    /// session whose last write was short shares the publication instead, until everything is out.
+    func testSmallFramesGoThroughTheLogInOneRangeWhileTheSessionKeepsUpAndAreSharedWhenItIsBehind() throws {
+        var first = OutputQueue()
+        var second = OutputQueue()
+        var expected: [UInt8] = []
+        for index in 0..<100 {
+            let message = publication("V\(index)")
+            append(message, to: &first)
+            append(message, to: &second)
+            XCTAssertEqual(message.queueReferences, 0, "in the log: no queue refers to the publication")
+            expected += message.frame
+        }
+        XCTAssertEqual(first.queuedChunks, 1, "100 consecutive frames: one range")
+        XCTAssertEqual(second.queuedChunks, 1)
+        XCTAssertGreaterThanOrEqual(first.heldBytes, FrameLog.blockSize, "the block is counted whole")
+        reply("+OK 1\n", to: &first)
+        append(publication("after"), to: &first)
+        XCTAssertEqual(first.queuedChunks, 3, "a reply between frames: range, reply, range")
+        expected += Array("+OK 1\n".utf8) + publication("after").frame
+        XCTAssertEqual(try writeAll(&first), expected)
+        XCTAssertEqual(first.heldBytes, 0)
 
-        // Past the limit, the budget pays for copies until it is short of one frame.
-        reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
-        var budget = 3 * message.frameCount + 1
-        for _ in 0..<3 { queue.append(message, copyBudget: &budget) }
-        XCTAssertTrue(isKnownUniquelyReferenced(&message), "copied from the budget")
-        XCTAssertEqual(budget, 1)
-        queue.append(message, copyBudget: &budget)
-        XCTAssertFalse(isKnownUniquelyReferenced(&message), "budget spent: shared")
-        XCTAssertEqual(budget, 1)
-        queue.removeAll()
+        // Behind: shared, then in the log again once all is out.
+        reply(String(repeating: "r", count: 64 << 10), to: &second)
+        _ = try second.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
+        XCTAssertTrue(second.isBehind)
+        let message = publication("behind")
+        append(message, to: &second)
+        XCTAssertEqual(message.queueReferences, 1, "behind: the publication is shared")
+        _ = try writeAll(&second)
+        XCTAssertFalse(second.isBehind, "all out: keeping up again")
+        XCTAssertEqual(message.queueReferences, 0)
+        append(message, to: &second)
+        XCTAssertEqual(message.queueReferences, 0, "keeping up: through the log again")
+        second.removeAll()
+    }
 
-        // A write that fills the 4 KiB socket buffer leaves the session behind: shared, budget or not, until all is
-        // written; then copied again.
-        reply(String(repeating: "r", count: 64 << 10), to: &queue)
-        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
-        XCTAssertTrue(queue.isBehind)
-        var large = 1 << 20
-        queue.append(message, copyBudget: &large)
-        XCTAssertFalse(isKnownUniquelyReferenced(&message), "behind: shared despite the budget")
-        XCTAssertEqual(large, 1 << 20, "a shared frame costs no budget")
-        _ = try writeAll(&queue)
-        XCTAssertFalse(queue.isBehind, "all out: keeping up again")
-        reply(String(repeating: "r", count: OutputQueue.copyBacklogLimit), to: &queue)
-        queue.append(message, copyBudget: &large)
-        XCTAssertTrue(isKnownUniquelyReferenced(&message), "keeping up: copied from the budget again")
-        queue.removeAll()
+    /// The log copies a publication once however many queues take it in turn, fills a block no queue holds again
+    /// from its start (at the end of a turn, or when it is full), and starts a new block when a queue still holds
+    /// the full one; bytes always arrive as queued.
+    func testTheLogCopiesOnceAndReusesOnlyBlocksNoQueueHolds() throws {
+        let message = publication(String(repeating: "m", count: 1000))
+        let firstPlace = log.place(message)
+        XCTAssertEqual(log.place(message).base, firstPlace.base, "the same publication again: not copied again")
+        log.rewindIfUnheld()
+        XCTAssertEqual(log.place(publication("x")).base, firstPlace.base, "no queue holds the block: from its start")
+
+        var holder = OutputQueue()
+        append(message, to: &holder)
+        log.rewindIfUnheld()
+        let next = publication("y")
+        XCTAssertNotEqual(log.place(next).base, firstPlace.base, "a queue holds the block: not filled again")
+
+        // More than a block's worth while the holder keeps its range: a second block, bytes intact.
+        var expected = message.frame
+        for index in 0..<200 {
+            let frame = publication("\(index)" + String(repeating: "z", count: 900))
+            append(frame, to: &holder)
+            expected += frame.frame
+        }
+        XCTAssertGreaterThan(holder.queuedChunks, 1, "frames in two blocks are two ranges at least")
+        XCTAssertGreaterThanOrEqual(holder.heldBytes, 2 * FrameLog.blockSize, "every block held is counted")
+        XCTAssertEqual(try writeAll(&holder), expected)
+        XCTAssertEqual(holder.heldBytes, 0)
     }
 
     func testFramesOverTheCopyLimitAreSharedAndCountedInFull() throws {
@@ -164,9 +203,9 @@ final class OutputQueueTests: XCTestCase {
         let small = publication(String(repeating: "s", count: OutputQueue.copyLimit - 20))
         let large = publication(String(repeating: "l", count: OutputQueue.copyLimit + 1))
         XCTAssertLessThanOrEqual(small.frameCount, OutputQueue.copyLimit)
-        append(small, to: &queue, budget: 1 << 20)
+        append(small, to: &queue)
         let heldBeforeLarge = queue.heldBytes
-        append(large, to: &queue, budget: 1 << 20)
+        append(large, to: &queue)
         XCTAssertGreaterThanOrEqual(queue.heldBytes, heldBeforeLarge + large.heldBytes, "the large one is held whole")
         let received = try writeAll(&queue)
         XCTAssertEqual(received, small.frame + large.frame)
@@ -175,7 +214,7 @@ final class OutputQueueTests: XCTestCase {
     func testHeldMemoryCountsAFrameInFullHoweverFewOfItsBytesAreLeft() throws {
         var queue = OutputQueue()
         let big = publication(String(repeating: "b", count: 100_000))
-        append(big, to: &queue, budget: 1 << 20)
+        append(big, to: &queue)
         XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Publication.overhead)
         _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertLessThan(queue.pendingBytes, 100_000, "partly written")

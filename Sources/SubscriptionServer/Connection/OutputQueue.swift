@@ -4,47 +4,46 @@ import Glibc
 import SubscriptionProtocol
 import SubscriptionSystem
 
-/// The ordered output of one connection: publications' shared `MSG` frames and the session's own bytes, written
-/// with one writev(2) per turn (swift-nio `PendingWritesManager`).
+/// The ordered output of one connection: publications' `MSG` frames and the session's own bytes, written with one
+/// writev(2) per turn (swift-nio `PendingWritesManager`).
 ///
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
 /// push. The session's own bytes go to its one ``OutputBuffer``; the queue records only how many of them come
-/// between two shared frames. A message frame of at most ``copyLimit`` bytes is copied there too rather than
-/// shared, while the session keeps up: for small messages a copy (tens of nanoseconds) is cheaper than holding a
-/// reference (an atomic retain and release) and handing the kernel one more iovec, and consecutive small messages
-/// leave in one contiguous block (1 → 10 fan-out: about 30% more deliveries per second, 40% less kernel time than
-/// with one iovec per message). A session keeps up while its last write took everything; it copies up to
-/// ``copyBacklogLimit`` bytes in any case, more only within the turn's copy budget (``EventLoop/turnCopyBudget``),
-/// so the copies of one turn stay cache-sized however many sessions a message reaches. Larger frames, frames past
-/// the budget, and every frame to a session that is behind are shared by reference. Buffers are reused from turn to turn, so a steady
-/// stream costs no allocation here; the session's housekeeping frees them once it is idle.
+/// between two frames. A message frame of at most ``copyLimit`` bytes, to a session that keeps up, is queued as a
+/// range of the loop's ``FrameLog``, where it was copied once for every receiver; consecutive frames make one range,
+/// one iovec (a 1 → 10 fan-out used to copy each frame into ten buffers). Larger frames, and every frame to a
+/// session that is behind (its last write was short), are shared by reference to the publication, so a backlog of
+/// N messages to S subscribers costs N frames, not N × S copies, and holds no log block. Buffers are reused from
+/// turn to turn, so a steady stream costs no allocation here; the session's housekeeping frees them once it is idle.
 ///
-/// Memory is counted as it is held (``heldBytes``): each frame's whole allocation, the reply buffer and the chunk
-/// list, so a client that pipelines small commands around large pushes is paused by what it really costs.
+/// Memory is counted as it is held (``heldBytes``): each shared frame's whole allocation, each log block the
+/// session holds a range of (whole), the reply buffer and the chunk list, so a client that pipelines small commands
+/// around large pushes is paused by what it really costs.
 struct OutputQueue {
     /// One entry of the output, in order: a publication's frame or a run of reply bytes. Plain data, so the list is
     /// copied and cleared without reference counting. The output queues together own one retain of each publication
     /// in any of them, counted per entry in ``Publication/queueReferences`` (``pin(_:)``, ``unpin(_:)``): a plain
     /// increment per delivery where an atomic retain and release cost about 15% of a 1 → 500 fan-out.
     struct Chunk {
-        /// The publication whose frame this is (pinned by ``pin(_:)``), or nil for reply bytes.
+        /// The publication whose frame this is (pinned by ``pin(_:)``), or nil.
         var publication: Unmanaged<Publication>?
-        /// Its bytes: the whole frame, or this many bytes of the output buffer, next in its order.
+        /// Where a range of a ``FrameLog`` block starts (the block held in ``blocks``), or nil.
+        var logBase: UnsafeMutableRawPointer?
+        /// Its bytes: the whole frame, the range, or this many bytes of the output buffer, next in its order.
         var count: Int
 
-        /// The publication's ``Publication/heldBytes``; 0 for own bytes (counted with the output buffer).
+        /// The publication's ``Publication/heldBytes``; 0 for a range or own bytes (counted with their block or the
+        /// output buffer).
         var held: Int {
             publication?._withUnsafeGuaranteedRef { $0.heldBytes } ?? 0
         }
+
+        /// True for the session's own bytes.
+        var isOwnBytes: Bool { publication == nil && logBase == nil }
     }
 
-    /// Message frames up to this many bytes are copied into the output buffer; larger ones are shared by reference.
+    /// Message frames up to this many bytes go through the frame log; larger ones are shared by reference.
     static let copyLimit = 1024
-    /// ...always while the output buffer holds less than this; past it, only while the session keeps up and the
-    /// turn's copy budget lasts: a subscriber that is behind (it reads slower than messages come) shares frames, so
-    /// a backlog of N messages to S subscribers costs N frames, not N × S copies.
-    static let copyBacklogLimit = 4 << 10
-
 
     private var chunks: [Chunk] = []
     private var head = 0
@@ -52,6 +51,17 @@ struct OutputQueue {
     private let ownBytes = OutputBuffer()
     /// The ``Publication/heldBytes`` of every publication still queued.
     private var framesHeld = 0
+    /// The log blocks this queue has ranges of, oldest first, with how many of its chunks lie in each: ranges are
+    /// queued and written in order, so the first entry is the block of the first range. One strong reference per
+    /// block, taken by the first range and given back with the last.
+    private var blocks: [(block: FrameLogBlock, chunks: Int)] = []
+    /// The capacity of every block in ``blocks``.
+    private var blocksHeld = 0
+    /// The last block in ``blocks`` (unretained: `blocks` holds it), nil when there is none.
+    private var lastBlock: Unmanaged<FrameLogBlock>?
+    /// Where the last chunk ends when it is a range of a log block (the next frame placed there extends it), else
+    /// nil.
+    private var lastRangeEnd: UnsafeMutableRawPointer?
     /// True when the last write left bytes unwritten (the socket's buffer was full) and they are not all out yet.
     private(set) var isBehind = false
 
@@ -61,26 +71,45 @@ struct OutputQueue {
     /// True when nothing is waiting.
     var isEmpty: Bool { pendingBytes == 0 }
 
+    /// Entries not yet written (frames, ranges of the log and runs of own bytes): what one writev would need.
+    var queuedChunks: Int { chunks.count - head }
+
     /// The memory held by what is queued: frames, the reply buffer and the chunk list (0 when nothing is queued).
     var heldBytes: Int {
         guard pendingBytes > 0 else { return 0 }
-        return framesHeld + ownBytes.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
+        return framesHeld + blocksHeld + ownBytes.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
     }
 
-    /// Queues a publication's frame: a copy of a small one (paid from `copyBudget` past ``copyBacklogLimit``), a
-    /// reference to a large one.
-    mutating func append(_ publication: Publication, copyBudget: inout Int) {
+    /// Queues a publication's frame: a small one to a session that keeps up as a range of `log` (the range before it
+    /// grows when the frame follows it there), any other by reference.
+    mutating func append(_ publication: Publication, log: inout FrameLog) {
         let count = publication.frameCount
-        if count <= Self.copyLimit
-            && (ownBytes.count < Self.copyBacklogLimit || (!isBehind && count <= copyBudget))
-        {
-            copyBudget -= count
-            append(replyBytes: UnsafeRawBufferPointer(start: publication.frameBase, count: count))
+        guard count <= Self.copyLimit && !isBehind else {
+            lastRangeEnd = nil
+            chunks.append(Chunk(publication: Self.pin(publication), logBase: nil, count: count))
+            pendingBytes += count
+            framesHeld += publication.heldBytes
             return
         }
-        chunks.append(Chunk(publication: Self.pin(publication), count: count))
+        let (block, base) = log.place(publication)
         pendingBytes += count
-        framesHeld += publication.heldBytes
+        if let lastRangeEnd, lastRangeEnd == base, lastBlock?.toOpaque() == block.toOpaque() {
+            // Right after the last range, in the same block.
+            chunks[chunks.count - 1].count += count
+            self.lastRangeEnd = base + count
+            return
+        }
+        chunks.append(Chunk(publication: nil, logBase: base, count: count))
+        lastRangeEnd = base + count
+        if let lastBlock, lastBlock.toOpaque() == block.toOpaque() {
+            blocks[blocks.count - 1].chunks += 1
+        } else {
+            // Invariant: the log holds `block` until its next `place`; the reference taken here is the queue's.
+            let held = block.takeUnretainedValue()
+            blocks.append((held, 1))
+            blocksHeld += held.capacity
+            lastBlock = block
+        }
     }
 
     /// Counts one more queue entry for `publication`; the first one takes the queues' strong reference. Invariant
@@ -106,10 +135,11 @@ struct OutputQueue {
         guard !bytes.isEmpty else { return }
         ownBytes.append(bytes)
         pendingBytes += bytes.count
-        if head < chunks.count && chunks[chunks.count - 1].publication == nil {
+        lastRangeEnd = nil
+        if head < chunks.count && chunks[chunks.count - 1].isOwnBytes {
             chunks[chunks.count - 1].count += bytes.count
         } else {
-            chunks.append(Chunk(publication: nil, count: bytes.count))
+            chunks.append(Chunk(publication: nil, logBase: nil, count: bytes.count))
         }
     }
 
@@ -124,6 +154,10 @@ struct OutputQueue {
         ownBytes.consume(ownBytes.count)
         ownBytes.releaseStorage()
         framesHeld = 0
+        blocks = []
+        blocksHeld = 0
+        lastBlock = nil
+        lastRangeEnd = nil
         pendingBytes = 0
     }
 
@@ -170,8 +204,8 @@ struct OutputQueue {
 
     /// Fills `vectors` from the head: up to `maxVectors` iovecs, runs of two or more small chunks gathered into
     /// `scratch` while it has room. Returns the iovecs used and their bytes. Invariant: every iovec points into a
-    /// queued frame (kept alive by its pin), the output buffer's unwritten bytes, or `scratch`, all valid until the
-    /// write returns.
+    /// queued frame (kept alive by its pin), a log block (kept alive by ``blocks``), the output buffer's unwritten
+    /// bytes, or `scratch`, all valid until the write returns.
     private func fillVectors(_ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer)
         -> (count: Int, bytes: Int)
     {
@@ -189,6 +223,8 @@ struct OutputQueue {
             let source: UnsafeMutableRawPointer
             if let publication = chunk.publication {
                 source = UnsafeMutableRawPointer(publication._withUnsafeGuaranteedRef { $0.frameBase } + offset)
+            } else if let logBase = chunk.logBase {
+                source = logBase + offset
             } else {
                 source = ownBytes.readable(replyOffset + length) + replyOffset
                 replyOffset += length
@@ -251,19 +287,24 @@ struct OutputQueue {
             let chunk = chunks[head]
             let remaining = chunk.count - headOffset
             let taken = min(left, remaining)
-            if chunk.publication == nil { ownBytes.consume(taken) }
+            if chunk.isOwnBytes { ownBytes.consume(taken) }
             left -= taken
             if taken < remaining {
                 headOffset += taken
             } else {
-                framesHeld -= chunk.held
-                if let publication = chunk.publication { Self.unpin(publication) }
+                if let publication = chunk.publication {
+                    framesHeld -= chunk.held
+                    Self.unpin(publication)
+                } else if chunk.logBase != nil {
+                    releaseFirstRange()
+                }
                 head += 1
                 headOffset = 0
             }
         }
         if head == chunks.count {
             isBehind = false
+            lastRangeEnd = nil
             // Capacity is kept for the next turn (freeing and growing again each turn costs page faults); an idle
             // session gives it back in ``releaseIdleMemory()``.
             chunks.removeAll(keepingCapacity: true)
@@ -272,6 +313,16 @@ struct OutputQueue {
             chunks.removeFirst(head)
             head = 0
         }
+    }
+
+    /// The first range still queued was written: its block's count goes down, and the block is given back with
+    /// its last range.
+    private mutating func releaseFirstRange() {
+        blocks[0].chunks -= 1
+        guard blocks[0].chunks == 0 else { return }
+        blocksHeld -= blocks[0].block.capacity
+        blocks.removeFirst()
+        if blocks.isEmpty { lastBlock = nil }
     }
 }
 
@@ -321,6 +372,7 @@ extension OutputQueue {
             let base = publication._withUnsafeGuaranteedRef { $0.frameBase }
             return UnsafeRawBufferPointer(start: UnsafeRawPointer(base + headOffset), count: length)
         }
+        if let logBase = chunk.logBase { return UnsafeRawBufferPointer(start: logBase + headOffset, count: length) }
         return UnsafeRawBufferPointer(start: ownBytes.readable(length), count: length)
     }
 
@@ -348,6 +400,8 @@ extension OutputQueue {
             let source: UnsafeRawPointer
             if let publication = chunk.publication {
                 source = UnsafeRawPointer(publication._withUnsafeGuaranteedRef { $0.frameBase } + offset)
+            } else if let logBase = chunk.logBase {
+                source = UnsafeRawPointer(logBase + offset)
             } else {
                 source = replyBase! + replyOffset
                 replyOffset += chunk.count - offset

@@ -144,7 +144,7 @@ final class Session: Customer, @unchecked Sendable {
             fail(.slowConsumer)
             return false
         }
-        output.append(publication, copyBudget: &loop.copyBudget)
+        output.append(publication, log: &loop.frameLog)
         if !isDirty { loop.markDirty(self) }
         return true
     }

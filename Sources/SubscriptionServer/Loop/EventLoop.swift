@@ -36,13 +36,8 @@ final class EventLoop: @unchecked Sendable {
     /// The most bytes gathered for one write to a plain socket.
     static let writeScratchSize = 65_536
     @exclusivity(unchecked) private var dirty: [Session] = []
-    /// Bytes of small message frames the sessions may still copy into their own output this turn
-    /// (``OutputQueue/append(_:copyBudget:)``); set back to ``turnCopyBudget`` when the turn's output is flushed.
-    @exclusivity(unchecked) var copyBudget = EventLoop.turnCopyBudget
-    /// The copies one turn may make: about an L2 cache, so the writev that sends them reads them from the cache.
-    /// Copying more (a turn that fans 450 messages out to 500 sessions would copy 33 MB) was slower than sharing
-    /// the frames, and held that memory.
-    static let turnCopyBudget = 1 << 20
+    /// Where small message frames are copied once for all their receivers (``OutputQueue/append(_:log:)``).
+    @exclusivity(unchecked) var frameLog = FrameLog()
     /// Called before a session writes anything (``Session/flush()``): makes the saved state durable first, so no
     /// `+OK` leaves before what it acknowledges is on disk, whichever path wrote it. Nil without a state directory.
     var beforeOutput: (() -> Void)?
@@ -99,7 +94,7 @@ final class EventLoop: @unchecked Sendable {
             }
             dirty.removeAll(keepingCapacity: true)
         } while !deferred.isEmpty
-        copyBudget = Self.turnCopyBudget
+        frameLog.rewindIfUnheld()
     }
 
     private func runDeferred() {
