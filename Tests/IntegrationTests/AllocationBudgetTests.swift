@@ -29,7 +29,7 @@ final class AllocationBudgetTests: IntegrationTestCase {
     static let subscribers = 10
 
     /// 1 publisher, 10 subscribers that keep reading: allocation calls per PUB (128 B) that reaches 10 sessions (its
-    /// frame copied into each session's output while they keep up).
+    /// frame copied once into the loop's frame log, a range of which each session queues while it keeps up).
     func testFanOutPublish() throws {
         try fanOut(payloadSize: Self.payloadSize, key: "fanout_pub", per: "PUB to 10 subscribers")
     }

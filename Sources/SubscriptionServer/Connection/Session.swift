@@ -270,10 +270,9 @@ final class Session: Customer, @unchecked Sendable {
                 scheduleRead()
                 return
             }
-            // What the last read's commands queued goes out before the next read: subscribers and the publisher
-            // get to work on it while this one is parsed (a 1 → 10 fan-out of 256 KiB read in one turn would
-            // otherwise reach them only at its end).
-            if reads > 0 { loop.endOfTurn() }
+            // What the last read's commands queued goes out before the next read, where there is much of it
+            // (``EventLoop/flushEarly(reader:)``): the receivers get to work on it while this one is parsed.
+            if reads > 0 { loop.flushEarly(reader: self) }
             reads += 1
             var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
             let fd = self.fd
