@@ -272,7 +272,11 @@ final class Session: Customer, @unchecked Sendable {
             }
             // What the last read's commands queued goes out before the next read, where there is much of it
             // (``EventLoop/flushEarly(reader:)``): the receivers get to work on it while this one is parsed.
-            if reads > 0 { loop.flushEarly(reader: self) }
+            if reads > 0 {
+                loop.flushEarly(reader: self)
+                // The write may have ended the session (an error, or the last output of a QUIT).
+                guard machine.isReading else { return }
+            }
             reads += 1
             var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
             let fd = self.fd
