@@ -35,7 +35,9 @@ final class EventLoop: @unchecked Sendable {
     let writeScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.writeScratchSize, alignment: 16)
     /// The most bytes gathered for one write to a plain socket.
     static let writeScratchSize = 65_536
-    @exclusivity(unchecked) private var dirty: [Session] = []
+    /// The sessions to flush, each retained once from ``markDirty(_:)`` until it is flushed (so a session closed
+    /// meanwhile lives until then); unmanaged, so reading the list costs no reference counting.
+    @exclusivity(unchecked) private var dirty: [Unmanaged<Session>] = []
     /// Where small message frames are copied once for all their receivers (``OutputQueue/append(_:log:)``).
     @exclusivity(unchecked) var frameLog = FrameLog()
     /// Called before a session writes anything (``Session/flush()``): makes the saved state durable first, so no
@@ -71,7 +73,7 @@ final class EventLoop: @unchecked Sendable {
     func markDirty(_ session: Session) {
         guard !session.isDirty else { return }
         session.isDirty = true
-        dirty.append(session)
+        dirty.append(.passRetained(session))
     }
 
     /// Queues `work` for the end of this turn (``endOfTurn()`` runs it before the flushes).
@@ -88,8 +90,11 @@ final class EventLoop: @unchecked Sendable {
             var index = 0
             while index < dirty.count {
                 let session = dirty[index]
-                session.isDirty = false
-                session.flush()
+                session._withUnsafeGuaranteedRef {
+                    $0.isDirty = false
+                    $0.flush()
+                }
+                session.release()
                 index += 1
             }
             dirty.removeAll(keepingCapacity: true)
@@ -106,14 +111,20 @@ final class EventLoop: @unchecked Sendable {
         var index = 0
         while index < dirty.count {
             let session = dirty[index]
-            guard session === reader || session.output.pendingBytes >= Self.earlyFlushBytes else {
+            let flushesNow = session._withUnsafeGuaranteedRef {
+                $0 === reader || $0.output.pendingBytes >= Self.earlyFlushBytes
+            }
+            guard flushesNow else {
                 index += 1
                 continue
             }
-            session.isDirty = false
             dirty.swapAt(index, dirty.count - 1)
             dirty.removeLast()
-            session.flush()
+            session._withUnsafeGuaranteedRef {
+                $0.isDirty = false
+                $0.flush()
+            }
+            session.release()
         }
     }
 
