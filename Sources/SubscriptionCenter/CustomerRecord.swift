@@ -59,7 +59,9 @@ final class Subscription<Message> {
 struct Visits<Message> {
     /// The stamp of this pass, or 0 when this pass uses ``seen`` instead.
     private let stamp: UInt64
-    private var seen: Set<ObjectIdentifier> = []
+    /// Made by the first ``insert(_:)`` of a nested pass: the outermost pass (every send but one made from inside a
+    /// `receive`) never makes it, and so has no collection to release.
+    private var seen: Set<ObjectIdentifier>?
 
     init(stamp: UInt64) {
         self.stamp = stamp
@@ -68,7 +70,7 @@ struct Visits<Message> {
     /// Whether the record was already marked in this pass.
     @inline(__always)
     func contains(_ record: CustomerRecord<Message>) -> Bool {
-        stamp != 0 ? record.lastStamp == stamp : seen.contains(ObjectIdentifier(record))
+        stamp != 0 ? record.lastStamp == stamp : seen?.contains(ObjectIdentifier(record)) == true
     }
 
     /// Marks the record as visited in this pass.
@@ -77,7 +79,8 @@ struct Visits<Message> {
         if stamp != 0 {
             record.lastStamp = stamp
         } else {
-            seen.insert(ObjectIdentifier(record))
+            if seen == nil { seen = [] }
+            seen!.insert(ObjectIdentifier(record))
         }
     }
 }

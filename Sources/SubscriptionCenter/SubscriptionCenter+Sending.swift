@@ -64,7 +64,9 @@ extension SubscriptionCenter {
         if entry.retained == nil && entry.subscribers.isEmpty && trie.isEmpty { return (0, nil) }
         // Snapshots: a `receive` that changes subscriptions changes copies, not what is iterated here.
         let exact = entry.subscribers.items
-        let wildcard = trie.isEmpty ? [] : matchCache.matches(for: number, in: &trie)
+        // No wildcard subscription at all (the common case): no snapshot, not even an empty one to release.
+        let wildcard: [Subscription<Message>]? = trie.isEmpty ? nil : matchCache.matches(for: number, in: &trie)
+        let noWildcard = wildcard?.isEmpty ?? true
         let message: Message
         if var slot = entry.retained {
             slot.revision = revision ?? slot.revision + 1
@@ -73,10 +75,10 @@ extension SubscriptionCenter {
             slot.sender = sender
             entry.retained = slot
         } else {
-            if exact.isEmpty && wildcard.isEmpty { return (0, nil) }
+            if exact.isEmpty && noWildcard { return (0, nil) }
             message = makeMessage(nil)
         }
-        if exact.isEmpty && wildcard.isEmpty { return (0, nil) }
+        if exact.isEmpty && noWildcard { return (0, nil) }
         var visits = beginVisits()
         deliveryDepth += 1
         defer { deliveryDepth -= 1 }
@@ -84,7 +86,7 @@ extension SubscriptionCenter {
         let plain = audience.servesPlainSubscribers
         var accepted = deliver(
             message, to: number, from: sender, through: exact, plain: plain, visits: &visits, groups: &groups)
-        if !wildcard.isEmpty {
+        if let wildcard, !wildcard.isEmpty {
             accepted += deliver(
                 message, to: number, from: sender, through: wildcard, plain: plain, visits: &visits, groups: &groups)
         }
@@ -215,22 +217,27 @@ extension SubscriptionCenter {
 /// allocated for a message that matches no group.
 struct GroupCandidates<Message> {
     /// Each group that matched, in the order first met, with its matching members (once each, in subscription
-    /// order).
-    private(set) var groups: [(name: String, members: [CustomerRecord<Message>])] = []
+    /// order); nil until the first, so a send that meets no group has no collection to release.
+    private var matched: [(name: String, members: [CustomerRecord<Message>])]?
     /// Where each group is in ``groups``, by its bytes (canonically equivalent spellings are different groups).
-    private var positions: [NameKey: Int] = [:]
+    private var positions: [NameKey: Int]?
+
+    /// Each group that matched, in the order first met, with its matching members.
+    var groups: [(name: String, members: [CustomerRecord<Message>])] { matched ?? [] }
 
     /// True when no group matched.
-    var isEmpty: Bool { groups.isEmpty }
+    var isEmpty: Bool { matched?.isEmpty ?? true }
 
     /// Adds `record` as a candidate of `group` (once, however many of its subscriptions in the group match).
     mutating func add(_ record: CustomerRecord<Message>, to group: String) {
         let key = NameKey(group)
-        if let position = positions[key] {
-            if !(groups[position].members.contains { $0 === record }) { groups[position].members.append(record) }
+        if let position = positions?[key] {
+            if !(matched![position].members.contains { $0 === record }) { matched![position].members.append(record) }
         } else {
-            positions[key] = groups.count
-            groups.append((group, [record]))
+            positions = positions ?? [:]
+            positions![key] = matched?.count ?? 0
+            matched = matched ?? []
+            matched!.append((group, [record]))
         }
     }
 }
