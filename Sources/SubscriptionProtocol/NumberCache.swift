@@ -27,15 +27,9 @@ struct NumberCache {
         var number = ""
     }
 
-    /// The cached `String` whose UTF-8 bytes are `bytes`, if there is one. The parser first asks
-    /// ``same(_:_:)`` about ``last`` itself (``CommandParser/cachedNumber(_:)``), then the table here: a call of
-    /// this method on the parser's cache, with a slice of the parser's buffer, costs a retain of that buffer.
-    func number(matching bytes: ArraySlice<UInt8>) -> String? {
-        if Self.same(bytes, last) { return last }
-        return number(inTableMatching: bytes)
-    }
-
-    /// ``number(matching:)`` without the look at ``last``.
+    /// The cached `String` in the table whose UTF-8 bytes are `bytes`, if there is one. The parser first asks
+    /// ``same(_:_:)`` about ``last`` itself (``CommandParser/cachedNumber(_:)``): a call of this method on the
+    /// parser's cache, with a slice of the parser's buffer, costs a retain of that buffer.
     func number(inTableMatching bytes: ArraySlice<UInt8>) -> String? {
         guard !slots.isEmpty else { return nil }
         let hash = bytes.withUnsafeBytes { Self.hash(of: $0) }
@@ -48,7 +42,7 @@ struct NumberCache {
         }
     }
 
-    /// Remembers a number that passed the check (its bytes are those `number(matching:)` missed); it becomes ``last``.
+    /// Remembers a number that passed the check (its bytes are those the cache missed); it becomes ``last``.
     mutating func insert(_ number: String) {
         defer { last = number }
         if slots.isEmpty {

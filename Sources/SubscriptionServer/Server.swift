@@ -15,8 +15,9 @@ import SubscriptionWire
 /// Every socket is non-blocking and watched by a Dispatch source that targets ``queue``; the center is touched
 /// only there, so no lock is needed (the redis model: one thread owns the data, the kernel does the waiting).
 /// Each read handler parses every complete command, lets the center fan messages out (each one framed once; small
-/// ones copied into the output of a session that keeps up, the rest shared), then ends the turn by flushing every
-/// session that got output with one writev each.
+/// ones copied once more into the loop's frame log, of which each session that keeps up queues ranges, the rest
+/// shared), writes between two reads what is worth writing early, then ends the turn by flushing every session that
+/// got output with one writev each.
 ///
 /// Use from any thread: the public methods hop onto the queue.
 public final class Server: @unchecked Sendable {

@@ -44,28 +44,43 @@ final class OutputQueueTests: XCTestCase {
         Array(text.utf8).withUnsafeBytes { queue.append(replyBytes: $0) }
     }
 
-    /// Reads everything available on the far end.
-    private func drainPeer() -> [UInt8] {
+    /// Reads everything available on the far end (of `pair`, by default the test's socket pair).
+    private func drainPeer(_ pair: [Int32]? = nil) -> [UInt8] {
+        let peer = (pair ?? fds)[1]
         var all: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-            let n = read(fds[1], &buffer, buffer.count)
+            let n = read(peer, &buffer, buffer.count)
             guard n > 0 else { return all }
             all += buffer[..<n]
         }
     }
 
     /// Writes and reads until the queue is empty; returns what arrived.
-    private func writeAll(_ queue: inout OutputQueue, maxVectors: Int = 64) throws -> [UInt8] {
+    private func writeAll(_ queue: inout OutputQueue, maxVectors: Int = 64, pair: [Int32]? = nil) throws -> [UInt8] {
+        let pair = pair ?? fds
         var received: [UInt8] = []
         var rounds = 0
         while !queue.isEmpty {
-            _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: maxVectors, scratch: scratch)
-            received += drainPeer()
+            _ = try queue.write(to: pair[0], vectors: vectors, maxVectors: maxVectors, scratch: scratch)
+            received += drainPeer(pair)
             rounds += 1
             XCTAssertLessThan(rounds, 100_000, "no progress")
         }
-        return received + drainPeer()
+        return received + drainPeer(pair)
+    }
+
+    /// A second non-blocking socket pair with a 4 KiB send buffer, closed at the end of the test.
+    private func makeSecondPair() throws -> [Int32] {
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &pair), 0)
+        var size: Int32 = 4096
+        setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        addTeardownBlock {
+            close(pair[0])
+            close(pair[1])
+        }
+        return pair
     }
 
     /// With gathering into a scratch of 64 KiB, of 100 bytes (a run of small chunks cut short), and of 1 byte (never:
@@ -81,11 +96,14 @@ final class OutputQueueTests: XCTestCase {
     private func checkOrderAcrossPartialWrites(seed: UInt64) throws {
         var generator = SeededGenerator(seed: seed)
         var queue = OutputQueue()
-        var expected = ""
-        // A second queue takes some of the same frames (sharing log blocks and publications) and is written at the
-        // end: what the first writes meanwhile must not disturb it.
+        var expected: [UInt8] = []
+        var received: [UInt8] = []
+        // A second queue, on a socket of its own, takes some of the same frames (sharing log blocks and
+        // publications) and is written at other times: what the first writes meanwhile must not disturb it.
+        let otherPair = try makeSecondPair()
         var other = OutputQueue()
         var otherExpected: [UInt8] = []
+        var otherReceived: [UInt8] = []
         for index in 0..<3_000 {
             if Bool.random(using: &generator) {
                 let large = Int.random(in: 0..<20, using: &generator) == 0
@@ -96,21 +114,31 @@ final class OutputQueueTests: XCTestCase {
                     otherExpected += message.frame
                 }
                 append(message, to: &queue)
-                expected += String(decoding: message.frame, as: UTF8.self)
+                expected += message.frame
                 if index % 7 == 0 { log.rewindIfUnheld() }  // an end of turn now and then
             } else {
                 let text = "+OK \(index)\n"
                 reply(text, to: &queue)
-                expected += text
+                expected += Array(text.utf8)
             }
-            // Writes while queueing: the first fills the 4 KiB send buffer, the later ones find it full.
-            if index % 500 == 0 { _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 3, scratch: scratch) }
+            // Writes while queueing: one write fills the 4 KiB send buffer (the queue falls behind and copies its
+            // ranges out), a later one finds it full; now and then the reader catches up and the queue with it,
+            // and takes ranges of the log again.
+            if index % 150 == 0 {
+                _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 3, scratch: scratch)
+            }
+            if index % 450 == 0 { received += drainPeer() + (try writeAll(&queue, maxVectors: 3)) }
+            if index % 330 == 0 {
+                _ = try other.write(to: otherPair[0], vectors: vectors, maxVectors: 5, scratch: scratch)
+            }
+            if index % 1_000 == 999 { otherReceived += drainPeer(otherPair) + (try writeAll(&other, pair: otherPair)) }
         }
-        let received = drainPeer() + (try writeAll(&queue, maxVectors: 3))
-        XCTAssertEqual(String(decoding: received, as: UTF8.self), expected)
+        received += drainPeer() + (try writeAll(&queue, maxVectors: 3))
+        XCTAssertTrue(received == expected, "the first queue's bytes arrive as queued")
         XCTAssertEqual(queue.pendingBytes, 0)
         XCTAssertEqual(queue.heldBytes, 0)
-        XCTAssertEqual(try writeAll(&other), otherExpected)
+        otherReceived += drainPeer(otherPair) + (try writeAll(&other, pair: otherPair))
+        XCTAssertTrue(otherReceived == otherExpected, "the second queue's bytes arrive as queued")
         XCTAssertEqual(other.heldBytes, 0)
     }
 
@@ -146,7 +174,8 @@ final class OutputQueueTests: XCTestCase {
         }
         XCTAssertEqual(first.queuedChunks, 1, "100 consecutive frames: one range")
         XCTAssertEqual(second.queuedChunks, 1)
-        XCTAssertGreaterThanOrEqual(first.heldBytes, FrameLog.blockSize, "the block is counted whole")
+        XCTAssertGreaterThanOrEqual(first.heldBytes, first.pendingBytes, "every byte is held")
+        XCTAssertLessThan(first.heldBytes, FrameLog.blockSize, "by its bytes, not by its block")
         reply("+OK 1\n", to: &first)
         append(publication("after"), to: &first)
         XCTAssertEqual(first.queuedChunks, 3, "a reply between frames: range, reply, range")
@@ -193,9 +222,57 @@ final class OutputQueueTests: XCTestCase {
             expected += frame.frame
         }
         XCTAssertGreaterThan(holder.queuedChunks, 1, "frames in two blocks are two ranges at least")
-        XCTAssertGreaterThanOrEqual(holder.heldBytes, 2 * FrameLog.blockSize, "every block held is counted")
+        XCTAssertGreaterThanOrEqual(holder.heldBytes, holder.pendingBytes, "every byte is held")
         XCTAssertEqual(try writeAll(&holder), expected)
         XCTAssertEqual(holder.heldBytes, 0)
+    }
+
+    /// A session that falls behind copies its ranges out of the log (in their order among its replies) and lets go
+    /// of the blocks, so the log can fill them again; a range is counted by its bytes, not by its block; a session
+    /// whose output is held shares frames instead of taking ranges.
+    func testASessionThatFallsBehindCopiesItsRangesOutAndLetsGoOfTheBlocks() throws {
+        var queue = OutputQueue()
+        var expected: [UInt8] = []
+        let first = publication("first")
+        let firstBase = log.place(first).base
+        log.rewindIfUnheld()
+        for index in 0..<200 {
+            let message = publication("\(index)" + String(repeating: "m", count: 100))
+            append(message, to: &queue)
+            expected += message.frame
+            if index % 50 == 0 {
+                reply("+OK \(index)\n", to: &queue)
+                expected += Array("+OK \(index)\n".utf8)
+            }
+        }
+        XCTAssertLessThan(queue.heldBytes, 2 * queue.pendingBytes, "ranges are counted by their bytes")
+        log.rewindIfUnheld()
+        XCTAssertNotEqual(log.place(publication("x")).base, firstBase, "the queue holds the block")
+        var received = [UInt8]()
+        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
+        XCTAssertTrue(queue.isBehind, "the 4 KiB socket buffer took part of it")
+        log.rewindIfUnheld()
+        XCTAssertEqual(log.place(publication("y")).base, firstBase, "behind: the ranges were copied out")
+        XCTAssertGreaterThanOrEqual(queue.heldBytes, queue.pendingBytes, "the copies are held in its own buffer")
+        received += drainPeer()
+        received += try writeAll(&queue)
+        XCTAssertTrue(received == expected, "bytes in order across the copy")
+
+        let shared = publication("held")
+        queue.append(shared, log: &log, sharing: true)
+        XCTAssertEqual(shared.queueReferences, 1, "output held: the frame is shared, not a range")
+        queue.removeAll()
+    }
+
+    /// A full block that no queue holds is filled again from its start.
+    func testAFullBlockNoQueueHoldsIsFilledAgain() {
+        let frames = (0..<200).map { publication("\($0)" + String(repeating: "f", count: 1000)) }
+        let start = log.place(frames[0]).base
+        var bases = [start]
+        for frame in frames.dropFirst() { bases.append(log.place(frame).base) }
+        let perBlock = FrameLog.blockSize / frames[1].frameCount
+        XCTAssertEqual(bases[perBlock], start, "the next frame after a full block starts the same block again")
+        XCTAssertEqual(bases[2 * perBlock], start)
     }
 
     func testFramesOverTheCopyLimitAreSharedAndCountedInFull() throws {

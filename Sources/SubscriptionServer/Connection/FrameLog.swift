@@ -10,7 +10,8 @@ import SubscriptionProtocol
 /// A 1 → 10 fan-out of 128-byte messages used to copy each frame into ten sessions' buffers (memmove was the
 /// largest user-space symbol of subd's profile); now it is copied once, and each subscriber's turn of messages is
 /// one range. The blocks are shared by the sessions that queued ranges of them (each holds a strong reference per
-/// block, ``OutputQueue``); a block nobody holds but the log is filled again from its start.
+/// block, ``OutputQueue``) until they are written, or copied out when the session falls behind; a block nobody
+/// holds but the log is filled again from its start.
 ///
 /// Confined to the server's queue, as its sessions are.
 struct FrameLog {
@@ -42,6 +43,7 @@ struct FrameLog {
 
     private mutating func copyIn(_ publication: Publication) -> (block: Unmanaged<FrameLogBlock>, base: UnsafeMutableRawPointer) {
         let count = publication.frameCount
+        precondition(count <= Self.blockSize, "FrameLog: a frame larger than a block")
         if current == nil || current.unsafelyUnwrapped.room < count {
             // A block no session holds is filled again from its start (its bytes are all written or dropped).
             if current != nil && isKnownUniquelyReferenced(&current) {

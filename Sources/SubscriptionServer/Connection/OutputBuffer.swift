@@ -3,7 +3,7 @@ import Glibc
 #endif
 
 /// A session's own output bytes, first in first out, in one growable allocation: its replies, its `GONE` pushes,
-/// and copies of small messages.
+/// and the small messages it had queued from the frame log when it fell behind (``OutputQueue``).
 ///
 /// They share it, so a 6-byte `+OK 1` after each message costs 6 bytes, not a block of its own. Bytes are appended
 /// at ``end`` and written out from ``start``; ``OutputQueue`` records how many of them sit between two shared
@@ -63,6 +63,21 @@ final class OutputBuffer {
 
     /// Buffers above this size are made smaller when mostly written out.
     static let shrinkAbove = 64 << 10
+
+    /// Takes `other`'s bytes and storage in place of its own, whose bytes are all written or were copied into
+    /// `other`; `other` is left empty (``OutputQueue`` rebuilds its buffer this way when it copies ranges out of the
+    /// frame log).
+    func takeContents(of other: OutputBuffer) {
+        storage?.deallocate()
+        storage = other.storage
+        start = other.start
+        end = other.end
+        capacity = other.capacity
+        other.storage = nil
+        other.start = 0
+        other.end = 0
+        other.capacity = 0
+    }
 
     /// Frees the storage when nothing is queued (an idle session keeps no reply memory).
     func releaseStorage() {

@@ -4,23 +4,27 @@ import Glibc
 import SubscriptionProtocol
 import SubscriptionSystem
 
-/// The ordered output of one connection: publications' `MSG` frames and the session's own bytes, written with one
-/// writev(2) per turn (swift-nio `PendingWritesManager`).
+/// The ordered output of one connection: publications' `MSG` frames and the session's own bytes, written with
+/// writev(2) at the end of each turn, or between two reads of a turn when much is queued (``EventLoop``; swift-nio
+/// `PendingWritesManager`).
 ///
 /// Replies and pushes keep the order in which they were queued, so a reply (a list included) is never split by a
 /// push. The session's own bytes go to its one ``OutputBuffer``; the queue records only how many of them come
 /// between two frames. A message frame of at most ``copyLimit`` bytes, to a session that keeps up, is queued as a
 /// range of the loop's ``FrameLog``, where it was copied once for every receiver; consecutive frames make one range,
-/// one iovec (a 1 → 10 fan-out used to copy each frame into ten buffers). Larger frames, and every frame to a
-/// session that is behind (its last write was short), are shared by reference to the publication, so a backlog of
-/// N messages to S subscribers costs N frames, not N × S copies, and holds no log block. Buffers are reused from
-/// turn to turn, so a steady stream costs no allocation here; the session's housekeeping frees them once it is idle.
+/// one iovec. Larger frames, and every frame to a session that is behind (its last write was short) or whose output
+/// is held, are shared by reference to the publication, so a backlog of N messages to S subscribers costs N frames,
+/// not N × S copies. A session that falls behind copies its unwritten ranges into its own buffer and lets go of the
+/// log's blocks (``detachRanges()``): only sessions that keep up hold blocks, until their next write. Buffers are
+/// reused from turn to turn, so a steady stream costs no allocation here; the session's housekeeping frees them once
+/// it is idle.
 ///
-/// Memory is counted as it is held (``heldBytes``): each shared frame's whole allocation, each log block the
-/// session holds a range of (whole), the reply buffer and the chunk list, so a client that pipelines small commands
-/// around large pushes is paused by what it really costs.
+/// Memory is counted as it is held (``heldBytes``): each shared frame's whole allocation, the bytes of each range
+/// (the blocks are shared by every receiver that keeps up, and reused), the reply buffer and the chunk list, so a
+/// client that pipelines small commands around large pushes is paused by what it really costs.
 struct OutputQueue {
-    /// One entry of the output, in order: a publication's frame or a run of reply bytes. Plain data, so the list is
+    /// One entry of the output, in order: a publication's frame, a range of the frame log, or a run of the session's
+    /// own bytes. Plain data, so the list is
     /// copied and cleared without reference counting. The output queues together own one retain of each publication
     /// in any of them, counted per entry in ``Publication/queueReferences`` (``pin(_:)``, ``unpin(_:)``): a plain
     /// increment per delivery where an atomic retain and release cost about 15% of a 1 → 500 fan-out.
@@ -32,8 +36,8 @@ struct OutputQueue {
         /// Its bytes: the whole frame, the range, or this many bytes of the output buffer, next in its order.
         var count: Int
 
-        /// The publication's ``Publication/heldBytes``; 0 for a range or own bytes (counted with their block or the
-        /// output buffer).
+        /// The publication's ``Publication/heldBytes``; 0 for a range or own bytes (counted by their bytes, or with
+        /// the output buffer).
         var held: Int {
             publication?._withUnsafeGuaranteedRef { $0.heldBytes } ?? 0
         }
@@ -53,10 +57,10 @@ struct OutputQueue {
     private var framesHeld = 0
     /// The log blocks this queue has ranges of, oldest first, with how many of its chunks lie in each: ranges are
     /// queued and written in order, so the first entry is the block of the first range. One strong reference per
-    /// block, taken by the first range and given back with the last.
+    /// block, taken by the first range and given back with the last (or by ``detachRanges()``).
     private var blocks: [(block: FrameLogBlock, chunks: Int)] = []
-    /// The capacity of every block in ``blocks``.
-    private var blocksHeld = 0
+    /// The unwritten bytes of the ranges.
+    private var rangesHeld = 0
     /// The last block in ``blocks`` (unretained: `blocks` holds it), nil when there is none.
     private var lastBlock: Unmanaged<FrameLogBlock>?
     /// Where the last chunk ends when it is a range of a log block (the next frame placed there extends it), else
@@ -74,17 +78,19 @@ struct OutputQueue {
     /// Entries not yet written (frames, ranges of the log and runs of own bytes): what one writev would need.
     var queuedChunks: Int { chunks.count - head }
 
-    /// The memory held by what is queued: frames, the reply buffer and the chunk list (0 when nothing is queued).
+    /// The memory held by what is queued: shared frames, ranges, the reply buffer and the chunk list (0 when nothing
+    /// is queued).
     var heldBytes: Int {
         guard pendingBytes > 0 else { return 0 }
-        return framesHeld + blocksHeld + ownBytes.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
+        return framesHeld + rangesHeld + ownBytes.capacity + chunks.capacity * MemoryLayout<Chunk>.stride
     }
 
     /// Queues a publication's frame: a small one to a session that keeps up as a range of `log` (the range before it
-    /// grows when the frame follows it there), any other by reference.
-    mutating func append(_ publication: Publication, log: inout FrameLog) {
+    /// grows when the frame follows it there), any other, or any while `sharing` (the session's output is held), by
+    /// reference.
+    mutating func append(_ publication: Publication, log: inout FrameLog, sharing: Bool = false) {
         let count = publication.frameCount
-        guard count <= Self.copyLimit && !isBehind else {
+        guard count <= Self.copyLimit && !isBehind && !sharing else {
             lastRangeEnd = nil
             chunks.append(Chunk(publication: Self.pin(publication), logBase: nil, count: count))
             pendingBytes += count
@@ -93,6 +99,7 @@ struct OutputQueue {
         }
         let (block, base) = log.place(publication)
         pendingBytes += count
+        rangesHeld += count
         if let lastRangeEnd, lastRangeEnd == base, lastBlock?.toOpaque() == block.toOpaque() {
             // Right after the last range, in the same block.
             chunks[chunks.count - 1].count += count
@@ -105,9 +112,7 @@ struct OutputQueue {
             blocks[blocks.count - 1].chunks += 1
         } else {
             // Invariant: the log holds `block` until its next `place`; the reference taken here is the queue's.
-            let held = block.takeUnretainedValue()
-            blocks.append((held, 1))
-            blocksHeld += held.capacity
+            blocks.append((block.takeUnretainedValue(), 1))
             lastBlock = block
         }
     }
@@ -155,7 +160,7 @@ struct OutputQueue {
         ownBytes.releaseStorage()
         framesHeld = 0
         blocks = []
-        blocksHeld = 0
+        rangesHeld = 0
         lastBlock = nil
         lastRangeEnd = nil
         pendingBytes = 0
@@ -166,6 +171,7 @@ struct OutputQueue {
     mutating func releaseIdleMemory() {
         guard pendingBytes == 0 else { return }
         chunks = []
+        blocks = []
         head = 0
         headOffset = 0
         ownBytes.releaseStorage()
@@ -188,14 +194,14 @@ struct OutputQueue {
         while head < chunks.count {
             let (n, offered) = fillVectors(vectors, maxVectors: maxVectors, scratch: scratch)
             guard case .processed(let written) = try Syscall.writev(fd, vectors, n) else {
-                isBehind = true
+                fellBehind()
                 break
             }
             total += written
             consume(written)
             // A short write means the socket buffer is full: wait for the write source instead of asking again.
             if written < offered {
-                isBehind = true
+                fellBehind()
                 break
             }
         }
@@ -287,7 +293,11 @@ struct OutputQueue {
             let chunk = chunks[head]
             let remaining = chunk.count - headOffset
             let taken = min(left, remaining)
-            if chunk.isOwnBytes { ownBytes.consume(taken) }
+            if chunk.isOwnBytes {
+                ownBytes.consume(taken)
+            } else if chunk.logBase != nil {
+                rangesHeld -= taken
+            }
             left -= taken
             if taken < remaining {
                 headOffset += taken
@@ -320,9 +330,42 @@ struct OutputQueue {
     private mutating func releaseFirstRange() {
         blocks[0].chunks -= 1
         guard blocks[0].chunks == 0 else { return }
-        blocksHeld -= blocks[0].block.capacity
         blocks.removeFirst()
         if blocks.isEmpty { lastBlock = nil }
+    }
+
+    /// The socket took less than offered: the session is behind until everything is out (its next frames are
+    /// shared), and its ranges are copied out of the log (``detachRanges()``).
+    private mutating func fellBehind() {
+        isBehind = true
+        detachRanges()
+    }
+
+    /// Copies the unwritten bytes of every range into the session's own buffer, in their order among its own bytes,
+    /// and gives the log's blocks back: a subscriber that stalls holds the bytes it has pending, counted in its
+    /// buffer, not blocks of 64 KiB that the log cannot fill again. Each range becomes own bytes with the same count
+    /// (the first chunk's written part, `headOffset`, is not copied, as for own bytes).
+    private mutating func detachRanges() {
+        guard !blocks.isEmpty else { return }
+        let rebuilt = OutputBuffer()
+        var ownOffset = 0
+        for index in head..<chunks.count {
+            let chunk = chunks[index]
+            let length = chunk.count - (index == head ? headOffset : 0)
+            if let logBase = chunk.logBase {
+                rebuilt.append(UnsafeRawBufferPointer(start: logBase + (chunk.count - length), count: length))
+                chunks[index].logBase = nil
+            } else if chunk.publication == nil {
+                rebuilt.append(UnsafeRawBufferPointer(start: ownBytes.readable(ownOffset + length) + ownOffset, count: length))
+                ownOffset += length
+            }
+        }
+        assert(ownOffset == ownBytes.count, "OutputQueue: own bytes not all in chunks")
+        ownBytes.takeContents(of: rebuilt)
+        blocks.removeAll(keepingCapacity: true)
+        rangesHeld = 0
+        lastBlock = nil
+        lastRangeEnd = nil
     }
 }
 
@@ -353,7 +396,7 @@ extension OutputQueue {
                 result = try stream.write(UnsafeRawBufferPointer(rebasing: scratch[..<length]))
             }
             guard case .processed(let written) = result else {
-                isBehind = true
+                fellBehind()
                 break
             }
             total += written
@@ -363,8 +406,8 @@ extension OutputQueue {
     }
 
     /// The unwritten bytes of the first chunk, where they lie. Invariant: `head < chunks.count`; a publication's
-    /// frame stays alive while its chunk is queued (the queue holds a retain), and the reply buffer's bytes until
-    /// they are consumed.
+    /// frame stays alive while its chunk is queued (the queue holds a retain), a range's block while it is in
+    /// ``blocks``, and the reply buffer's bytes until they are consumed.
     private func headRun() -> UnsafeRawBufferPointer {
         let chunk = chunks[head]
         let length = chunk.count - headOffset

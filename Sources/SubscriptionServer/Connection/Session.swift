@@ -58,7 +58,8 @@ final class Session: Customer, @unchecked Sendable {
     var authFailures = 0
     /// What the session's user may do; nil for every right (no users configured, or the shared `auth_token`).
     var rights: UserRights?
-    /// True while the session waits in the loop's list of sessions to flush at the end of the turn.
+    /// True while the session waits in the loop's list of sessions to flush (at the end of the turn, or between two
+    /// reads, ``EventLoop/flushEarly(reader:)``).
     /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
     @exclusivity(unchecked) var isDirty = false
     /// When the connection was accepted (``MonotonicClock``).
@@ -134,9 +135,9 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Customer
 
-    /// Queues a publication's shared `MSG` frame. A subscriber whose output would then hold more than `max_pending`
-    /// is cut off instead, and the message is not counted; nobody else waits for it. A subscriber with nothing
-    /// queued always takes one message.
+    /// Queues a publication's `MSG` frame (a range of the loop's frame log, or the shared frame: ``OutputQueue``). A
+    /// subscriber whose output would then hold more than `max_pending` is cut off instead, and the message is not
+    /// counted; nobody else waits for it. A subscriber with nothing queued always takes one message.
     func receive(_ publication: Publication, on number: String) -> Bool {
         guard machine.phase == .open else { return false }
         if !output.isEmpty && output.heldBytes + publication.heldBytes > maxPending {
@@ -144,7 +145,7 @@ final class Session: Customer, @unchecked Sendable {
             fail(.slowConsumer)
             return false
         }
-        output.append(publication, log: &loop.frameLog)
+        output.append(publication, log: &loop.frameLog, sharing: machine.isOutputHeld)
         if !isDirty { loop.markDirty(self) }
         return true
     }
@@ -404,7 +405,8 @@ final class Session: Customer, @unchecked Sendable {
     // MARK: Writing
 
     /// Writes what is pending, once the saved state is durable (``EventLoop/beforeOutput``); the state machine then
-    /// arms the write source if the socket is full. Called once per turn.
+    /// arms the write source if the socket is full. Called at the end of a turn, or between two reads of one
+    /// (``EventLoop/flushEarly(reader:)``).
     func flush() {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
         if let beforeOutput = loop.beforeOutput { beforeOutput() }

@@ -43,6 +43,13 @@ final class EventLoop: @unchecked Sendable {
     /// Called before a session writes anything (``Session/flush()``): makes the saved state durable first, so no
     /// `+OK` leaves before what it acknowledges is on disk, whichever path wrote it. Nil without a state directory.
     var beforeOutput: (() -> Void)?
+    /// True while the saved state has values that ``beforeOutput`` would write (and sync): nothing is written between
+    /// two reads then (``flushEarly(reader:)``), so a turn's values are still committed together, once, at its end.
+    /// Nil without a state directory.
+    var hasUncommittedState: (() -> Bool)?
+    /// True while ``endOfTurn()`` runs: a call made from inside it (a command answered at once while a resumed
+    /// session runs its buffered commands) returns, and the running call takes over what that one would have done.
+    private var isEndingTurn = false
     /// Work queued to run at the end of the turn, outside any delivery: the daemon's `$SYS.` notifications (a post
     /// made while the center delivers, or while a session closes, must not reach sessions from inside that).
     private var deferred: [() -> Void] = []
@@ -69,7 +76,7 @@ final class EventLoop: @unchecked Sendable {
         writeScratch.deallocate()
     }
 
-    /// Adds a session to the list flushed at the end of this turn.
+    /// Adds a session to the list flushed at the end of this turn (or before, ``flushEarly(reader:)``).
     func markDirty(_ session: Session) {
         guard !session.isDirty else { return }
         session.isDirty = true
@@ -83,18 +90,17 @@ final class EventLoop: @unchecked Sendable {
 
     /// Ends a turn: the deferred work, then one flush (writev) per session that got output. A flush may make more
     /// sessions dirty (a resumed session runs its buffered commands) or defer more work (a session that closed);
-    /// both are done in the same turn.
+    /// both are done in the same turn, by this call: a call made meanwhile (``isEndingTurn``) returns at once, so no
+    /// entry of the dirty list is flushed or released twice.
     func endOfTurn() {
+        guard !isEndingTurn else { return }
+        isEndingTurn = true
+        defer { isEndingTurn = false }
         repeat {
             if !deferred.isEmpty { runDeferred() }
             var index = 0
             while index < dirty.count {
-                let session = dirty[index]
-                session._withUnsafeGuaranteedRef {
-                    $0.isDirty = false
-                    $0.flush()
-                }
-                session.release()
+                flush(dirty[index])
                 index += 1
             }
             dirty.removeAll(keepingCapacity: true)
@@ -106,13 +112,17 @@ final class EventLoop: @unchecked Sendable {
     /// of every session with at least ``earlyFlushBytes`` queued, so that they get to work on it while the next read
     /// is parsed; the others wait for the end of the turn (ref-relay's `FLUSH_AT`). A 1 → 10 fan-out reads 64 KiB of
     /// `PUB`s and queues about as much for each subscriber: those go out now; 100 subscribers of one message each
-    /// (the bench's `wide`) wait, and get one write per turn, not one per read.
+    /// (the bench's `wide`) wait, and get one write per turn, not one per read. A session that is behind waits for
+    /// its write source, and nothing goes out while the saved state has values to commit (``hasUncommittedState``).
+    /// Each entry flushed leaves the list first, so a turn ended from inside one of these flushes sees only the
+    /// others.
     func flushEarly(reader: Session) {
+        if let hasUncommittedState, hasUncommittedState() { return }
         var index = 0
         while index < dirty.count {
             let session = dirty[index]
             let flushesNow = session._withUnsafeGuaranteedRef {
-                $0 === reader || $0.output.pendingBytes >= Self.earlyFlushBytes
+                !$0.output.isBehind && ($0 === reader || $0.output.pendingBytes >= Self.earlyFlushBytes)
             }
             guard flushesNow else {
                 index += 1
@@ -120,12 +130,17 @@ final class EventLoop: @unchecked Sendable {
             }
             dirty.swapAt(index, dirty.count - 1)
             dirty.removeLast()
-            session._withUnsafeGuaranteedRef {
-                $0.isDirty = false
-                $0.flush()
-            }
-            session.release()
+            flush(session)
         }
+    }
+
+    /// Flushes a session taken from the dirty list and gives back the list's reference to it.
+    private func flush(_ session: Unmanaged<Session>) {
+        session._withUnsafeGuaranteedRef {
+            $0.isDirty = false
+            $0.flush()
+        }
+        session.release()
     }
 
     /// Output a session must have queued to be written between two reads (``flushEarly(reader:)``).

@@ -57,6 +57,7 @@ extension Server {
         opened = nil
         state = store
         loop.beforeOutput = { [unowned self] in self.commitState() }
+        loop.hasUncommittedState = { [unowned self] in self.state?.hasUncommittedRecords ?? false }
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
         timer.setEventHandler { [unowned self] in self.maintainState() }
@@ -160,6 +161,7 @@ extension Server {
         guard let state else { return }
         self.state = nil
         loop.beforeOutput = nil
+        loop.hasUncommittedState = nil
         do {
             try state.close()
         } catch {
