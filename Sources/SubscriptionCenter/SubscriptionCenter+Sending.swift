@@ -217,27 +217,27 @@ extension SubscriptionCenter {
 /// allocated for a message that matches no group.
 struct GroupCandidates<Message> {
     /// Each group that matched, in the order first met, with its matching members (once each, in subscription
-    /// order); nil until the first, so a send that meets no group has no collection to release.
-    private var matched: [(name: String, members: [CustomerRecord<Message>])]?
-    /// Where each group is in ``groups``, by its bytes (canonically equivalent spellings are different groups).
-    private var positions: [NameKey: Int]?
+    /// order), and where each group is in it, by its bytes (canonically equivalent spellings are different groups).
+    /// Nil until the first group, so a send that meets none has no collection to release.
+    private var table: (groups: [(name: String, members: [CustomerRecord<Message>])], positions: [NameKey: Int])?
 
     /// Each group that matched, in the order first met, with its matching members.
-    var groups: [(name: String, members: [CustomerRecord<Message>])] { matched ?? [] }
+    var groups: [(name: String, members: [CustomerRecord<Message>])] { table?.groups ?? [] }
 
     /// True when no group matched.
-    var isEmpty: Bool { matched?.isEmpty ?? true }
+    var isEmpty: Bool { table == nil }
 
     /// Adds `record` as a candidate of `group` (once, however many of its subscriptions in the group match).
     mutating func add(_ record: CustomerRecord<Message>, to group: String) {
         let key = NameKey(group)
-        if let position = positions?[key] {
-            if !(matched![position].members.contains { $0 === record }) { matched![position].members.append(record) }
+        if table == nil { table = ([], [:]) }
+        if let position = table!.positions[key] {
+            if !(table!.groups[position].members.contains { $0 === record }) {
+                table!.groups[position].members.append(record)
+            }
         } else {
-            positions = positions ?? [:]
-            positions![key] = matched?.count ?? 0
-            matched = matched ?? []
-            matched!.append((group, [record]))
+            table!.positions[key] = table!.groups.count
+            table!.groups.append((group, [record]))
         }
     }
 }

@@ -9,19 +9,20 @@ struct GroupInterest {
     /// A pattern held in a group: one NATS queue subscription, `subd.m.<pattern>` in queue `<group>`. Compared by
     /// bytes (``ExactName``), as NATS compares subjects and queue names.
     struct Key: Hashable {
+        private let exactPattern: ExactName
+        /// The group's name, compared by bytes.
+        let exactGroup: ExactName
+
+        /// The key of `pattern` in `group`.
+        init(pattern: String, group: String) {
+            exactPattern = ExactName(pattern)
+            exactGroup = ExactName(group)
+        }
+
         /// The pattern.
-        var pattern: String
+        var pattern: String { exactPattern.string }
         /// The group's name (the NATS queue's name).
-        var group: String
-
-        static func == (a: Key, b: Key) -> Bool {
-            ExactName(a.pattern) == ExactName(b.pattern) && ExactName(a.group) == ExactName(b.group)
-        }
-
-        func hash(into hasher: inout Hasher) {
-            hasher.combine(ExactName(pattern))
-            hasher.combine(ExactName(group))
-        }
+        var group: String { exactGroup.string }
     }
 
     /// How many subscriptions hold a key, and its upstream subscription once made.
@@ -50,7 +51,7 @@ struct GroupInterest {
             return entry.sid == nil
         }
         entries[key] = Entry(holders: 1, sid: nil)
-        groups[ExactName(key.group), default: Group()].keys += 1
+        groups[key.exactGroup, default: Group()].keys += 1
         return true
     }
 
@@ -69,10 +70,10 @@ struct GroupInterest {
             return nil
         }
         entries[key] = nil
-        if let group = groups[ExactName(key.group)], group.keys > 1 {
-            groups[ExactName(key.group)]?.keys = group.keys - 1
+        if let group = groups[key.exactGroup], group.keys > 1 {
+            groups[key.exactGroup]?.keys = group.keys - 1
         } else {
-            groups[ExactName(key.group)] = nil
+            groups[key.exactGroup] = nil
         }
         return entry.sid
     }

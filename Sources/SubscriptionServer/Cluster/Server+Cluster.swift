@@ -24,18 +24,10 @@ extension Server {
     /// A session subscribed again to a pattern it held (`SUB` of the same pattern replaces its filter and group): when
     /// the group changed, the subscription's interest moves from the old group (or none) to the new one.
     func clusterInterestMoved(_ pattern: String, from old: String?, to new: String?) {
-        guard let cluster, !Self.sameGroup(old, new) else { return }
+        // Group names are bytes, as the center compares them.
+        guard let cluster, old.map({ ExactName($0) }) != new.map({ ExactName($0) }) else { return }
         if let old { cluster.groupInterestRemoved(pattern, group: old) } else { cluster.interestRemoved(pattern) }
         if let new { cluster.groupInterestAdded(pattern, group: new) } else { cluster.interestAdded(pattern) }
-    }
-
-    /// Group names are bytes, as the center compares them.
-    private static func sameGroup(_ a: String?, _ b: String?) -> Bool {
-        switch (a, b) {
-        case (nil, nil): return true
-        case (let a?, let b?): return a.utf8.elementsEqual(b.utf8)
-        default: return false
-        }
     }
 
     /// A session leaves the center: each of its subscriptions ends. Called before the center forgets them.

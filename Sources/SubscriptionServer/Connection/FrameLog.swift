@@ -21,13 +21,15 @@ struct FrameLog {
 
     /// The block frames are copied into.
     private var current: FrameLogBlock?
-    /// The last publication copied in, and where: a send hands the same publication to every receiver in turn,
-    /// so each but the first finds it here (by identity: no reference counting). Held strongly, so no other
-    /// publication can have its address while it is remembered; forgotten when ``current`` is filled again.
+    /// The last publication copied in (held strongly, so no other publication can have its address while it is
+    /// remembered), and its identity and place: a send hands the same publication to every receiver in turn, so each
+    /// but the first finds it here, by identity (no reference counting); the place is in ``current``, which holds its
+    /// block. Forgotten when `current` is filled again.
     private var lastPlaced: Publication?
-    private var lastPlacedID: ObjectIdentifier?
-    /// Where the last publication's frame starts, in ``current`` (unretained: `current` holds it).
-    private var lastPlace: (block: Unmanaged<FrameLogBlock>, base: UnsafeMutableRawPointer)?
+    private var lastPlace: (id: ObjectIdentifier, place: Place)?
+
+    /// Where a frame was copied: its block (unretained) and its first byte.
+    typealias Place = (block: Unmanaged<FrameLogBlock>, base: UnsafeMutableRawPointer)
 
     /// Makes an empty log; the first block is made by the first frame.
     init() {}
@@ -36,12 +38,12 @@ struct FrameLog {
     /// last one copied. The block is returned unretained: the log holds it at least until the next call, and the
     /// caller takes its own reference (``OutputQueue``) before then.
     @inline(__always)
-    mutating func place(_ publication: Publication) -> (block: Unmanaged<FrameLogBlock>, base: UnsafeMutableRawPointer) {
-        if lastPlacedID == ObjectIdentifier(publication), let lastPlace { return lastPlace }
+    mutating func place(_ publication: Publication) -> Place {
+        if let lastPlace, lastPlace.id == ObjectIdentifier(publication) { return lastPlace.place }
         return copyIn(publication)
     }
 
-    private mutating func copyIn(_ publication: Publication) -> (block: Unmanaged<FrameLogBlock>, base: UnsafeMutableRawPointer) {
+    private mutating func copyIn(_ publication: Publication) -> Place {
         let count = publication.frameCount
         precondition(count <= Self.blockSize, "FrameLog: a frame larger than a block")
         if current == nil || current.unsafelyUnwrapped.room < count {
@@ -55,12 +57,11 @@ struct FrameLog {
         // Through an unretained reference: `current` holds the block.
         let block = Unmanaged.passUnretained(current.unsafelyUnwrapped)
         let base = block._withUnsafeGuaranteedRef {
-            $0.base + $0.append(UnsafeRawBufferPointer(start: publication.frameBase, count: count))
+            $0.append(UnsafeRawBufferPointer(start: publication.frameBase, count: count))
         }
         let place = (block, base)
         lastPlaced = publication
-        lastPlacedID = ObjectIdentifier(publication)
-        lastPlace = place
+        lastPlace = (ObjectIdentifier(publication), place)
         return place
     }
 
@@ -70,7 +71,6 @@ struct FrameLog {
         guard current != nil, isKnownUniquelyReferenced(&current) else { return }
         current.unsafelyUnwrapped.reset()
         lastPlaced = nil
-        lastPlacedID = nil
         lastPlace = nil
     }
 }
@@ -96,12 +96,12 @@ final class FrameLogBlock {
     var room: Int { capacity - used }
 
     /// Copies `bytes` in after what it holds; returns where they start. Invariant: `bytes.count <= room`.
-    func append(_ bytes: UnsafeRawBufferPointer) -> Int {
+    func append(_ bytes: UnsafeRawBufferPointer) -> UnsafeMutableRawPointer {
         precondition(bytes.count <= room, "FrameLogBlock: a frame larger than the room left")
-        let offset = used
-        if let source = bytes.baseAddress { (base + offset).copyMemory(from: source, byteCount: bytes.count) }
+        let start = base + used
+        if let source = bytes.baseAddress { start.copyMemory(from: source, byteCount: bytes.count) }
         used += bytes.count
-        return offset
+        return start
     }
 
     /// Forgets what it holds. Only for a block no session refers to (the log holds the only reference).

@@ -100,15 +100,15 @@ struct OutputQueue {
         let (block, base) = log.place(publication)
         pendingBytes += count
         rangesHeld += count
-        if let lastRangeEnd, lastRangeEnd == base, lastBlock?.toOpaque() == block.toOpaque() {
+        let sameBlock = lastBlock?.toOpaque() == block.toOpaque()
+        defer { lastRangeEnd = base + count }
+        if sameBlock && lastRangeEnd == base {
             // Right after the last range, in the same block.
             chunks[chunks.count - 1].count += count
-            self.lastRangeEnd = base + count
             return
         }
         chunks.append(Chunk(publication: nil, logBase: base, count: count))
-        lastRangeEnd = base + count
-        if let lastBlock, lastBlock.toOpaque() == block.toOpaque() {
+        if sameBlock {
             blocks[blocks.count - 1].chunks += 1
         } else {
             // Invariant: the log holds `block` until its next `place`; the reference taken here is the queue's.

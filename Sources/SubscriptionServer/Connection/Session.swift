@@ -404,12 +404,12 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Writes what is pending, once the saved state is durable (``EventLoop/beforeOutput``); the state machine then
+    /// Writes what is pending, once the saved state is durable (``EventLoop/stateCommit``); the state machine then
     /// arms the write source if the socket is full. Called at the end of a turn, or between two reads of one
     /// (``EventLoop/flushEarly(reader:)``).
     func flush() {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
-        if let beforeOutput = loop.beforeOutput { beforeOutput() }
+        if let stateCommit = loop.stateCommit { stateCommit.commit() }
         do {
             let written: Int
             if let tls {

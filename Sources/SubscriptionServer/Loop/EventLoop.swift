@@ -40,13 +40,12 @@ final class EventLoop: @unchecked Sendable {
     @exclusivity(unchecked) private var dirty: [Unmanaged<Session>] = []
     /// Where small message frames are copied once for all their receivers (``OutputQueue/append(_:log:)``).
     @exclusivity(unchecked) var frameLog = FrameLog()
-    /// Called before a session writes anything (``Session/flush()``): makes the saved state durable first, so no
-    /// `+OK` leaves before what it acknowledges is on disk, whichever path wrote it. Nil without a state directory.
-    var beforeOutput: (() -> Void)?
-    /// True while the saved state has values that ``beforeOutput`` would write (and sync): nothing is written between
-    /// two reads then (``flushEarly(reader:)``), so a turn's values are still committed together, once, at its end.
-    /// Nil without a state directory.
-    var hasUncommittedState: (() -> Bool)?
+    /// The saved state's commit, with a state directory (nil without one). Called before a session writes anything
+    /// (``Session/flush()``), `commit` makes the saved state durable first, so no `+OK` leaves before what it
+    /// acknowledges is on disk, whichever path wrote it. While `isPending` (values `commit` would write and sync),
+    /// nothing is written between two reads (``flushEarly(reader:)``), so a turn's values are still committed
+    /// together, once, at its end.
+    var stateCommit: (isPending: () -> Bool, commit: () -> Void)?
     /// True while ``endOfTurn()`` runs: a call made from inside it (a command answered at once while a resumed
     /// session runs its buffered commands) returns, and the running call takes over what that one would have done.
     private var isEndingTurn = false
@@ -113,11 +112,11 @@ final class EventLoop: @unchecked Sendable {
     /// is parsed; the others wait for the end of the turn (ref-relay's `FLUSH_AT`). A 1 → 10 fan-out reads 64 KiB of
     /// `PUB`s and queues about as much for each subscriber: those go out now; 100 subscribers of one message each
     /// (the bench's `wide`) wait, and get one write per turn, not one per read. A session that is behind waits for
-    /// its write source, and nothing goes out while the saved state has values to commit (``hasUncommittedState``).
+    /// its write source, and nothing goes out while the saved state has values to commit (``stateCommit``).
     /// Each entry flushed leaves the list first, so a turn ended from inside one of these flushes sees only the
     /// others.
     func flushEarly(reader: Session) {
-        if let hasUncommittedState, hasUncommittedState() { return }
+        if let stateCommit, stateCommit.isPending() { return }
         var index = 0
         while index < dirty.count {
             let session = dirty[index]

@@ -10,7 +10,7 @@ import SubscriptionWire
 ///
 /// - `CREATE` and `REMOVE` (and numbers a reload creates) are on disk, fdatasync'd, before their `+OK`: the record
 ///   is written before the number is removed, and right after it is created (undone if the write fails).
-/// - A publication to a retained number is buffered; ``EventLoop/beforeOutput`` commits the turn's values (one
+/// - A publication to a retained number is buffered; ``EventLoop/stateCommit`` commits the turn's values (one
 ///   fdatasync, `fsync: turn`) before any reply of the turn is written, or writes them and leaves the sync to the
 ///   once-a-second housekeeping (`fsync: everysec`).
 /// - The daemon's own `$SYS.` numbers are never saved: they are made at every start.
@@ -56,8 +56,9 @@ extension Server {
         logger.info("\(report.description)")
         opened = nil
         state = store
-        loop.beforeOutput = { [unowned self] in self.commitState() }
-        loop.hasUncommittedState = { [unowned self] in self.state?.hasUncommittedRecords ?? false }
+        loop.stateCommit = (
+            isPending: { [unowned self] in self.state?.hasUncommittedRecords ?? false },
+            commit: { [unowned self] in self.commitState() })
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
         timer.setEventHandler { [unowned self] in self.maintainState() }
@@ -160,8 +161,7 @@ extension Server {
         stateTimer = nil
         guard let state else { return }
         self.state = nil
-        loop.beforeOutput = nil
-        loop.hasUncommittedState = nil
+        loop.stateCommit = nil
         do {
             try state.close()
         } catch {
