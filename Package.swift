@@ -1,25 +1,11 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-/// The server-side libraries on the command path are compiled with cross-module optimization in release builds, so
-/// the server gets specialized, inlined copies of the generic center and of the parser instead of calling them
-/// through generic metadata (issue 8: about 7% of subd's time went to metadata lookups). Unsafe flags keep a target
-/// from being used by another package through a version requirement, so the targets the client library is made of
-/// (SubscriptionWire, SubscriptionSystem) carry none: their hot functions are `@inlinable` instead.
-let commandPath: [SwiftSetting] = [.unsafeFlags(["-cross-module-optimization"], .when(configuration: .release))]
-
-/// The center is single-owner by contract (not Sendable; one serial queue makes every call), so its release build
-/// drops the runtime exclusivity checks that its inlined copies would otherwise make on every delivery (13% of
-/// subd's time once specialized). Debug builds, which `make test` runs, keep them on: the tests check the contract.
-let centerPath: [SwiftSetting] = commandPath + [
-    .unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))
-]
-
-/// The server's sessions, loop and handlers run on one serial queue, and debug builds (`make test`) keep checking
-/// that no two accesses overlap; release builds drop those runtime checks (`swift_beginAccess`/`endAccess` on every
-/// session and server property, about 4% of subd's time under ingest).
-let serverPath: [SwiftSetting] = [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
-
+/// No target carries `unsafeFlags`: SwiftPM refuses them in any package used through a version requirement, and every
+/// library product here is meant to be used that way (docs/SWIFT.md). Release speed comes from the sources instead:
+/// the center's and the parser's hot entry points are `@inlinable`, and the few stored properties that every delivery
+/// touches on the server's serial queue are `@exclusivity(unchecked)`, each with its invariant stated
+/// (docs/ARCHITECTURE.md, Build settings and speed). Debug builds, which `make test` runs, check everything else.
 let package = Package(
     name: "subd",
     platforms: [.macOS(.v15)],
@@ -35,9 +21,6 @@ let package = Package(
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
-        // Test tooling, not shipped: the malloc interposer the allocation guard (AllocationBudgetTests) preloads into
-        // subd. A dynamic library product, so `swift build --build-tests` puts libAllocationCounter.so in the bin dir.
-        .library(name: "AllocationCounter", type: .dynamic, targets: ["CAllocationCounter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -45,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
         // Already under swift-configuration's YAML trait; subd parses the file once itself to check its keys.
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        // FilePath for the configuration file's provider (swift-configuration takes one).
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         // The wire's rules, written once: number and pattern names and their matching, client names, info pairs,
@@ -53,14 +38,14 @@ let package = Package(
         .target(name: "SubscriptionWire"),
         // The subscription service center: numbers, customers, the wildcard trie, fan-out. No sockets, no
         // Dispatch; the name rules come from SubscriptionWire.
-        .target(name: "SubscriptionCenter", dependencies: ["SubscriptionWire"], swiftSettings: centerPath),
+        .target(name: "SubscriptionCenter", dependencies: ["SubscriptionWire"]),
         // The line protocol: byte-level command parser and reply/push encoder. No sockets, and no center: it
         // needs only the wire's rules.
-        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionWire"], swiftSettings: commandPath),
+        .target(name: "SubscriptionProtocol", dependencies: ["SubscriptionWire"]),
         // State that survives a restart: the created numbers and the retained values, in an append-only log with
         // checksummed records (docs/STATE.md), synced before the server acknowledges. Files only: no sockets,
         // no Dispatch; the info pairs' type comes from SubscriptionWire.
-        .target(name: "SubscriptionState", dependencies: ["SubscriptionWire"], swiftSettings: commandPath),
+        .target(name: "SubscriptionState", dependencies: ["SubscriptionWire"]),
         // Tiny C shim for system calls Swift cannot reach directly (accept4, IOV_MAX).
         .target(name: "CSubdShim"),
         // The one system-call wrapper of the server and the client: EINTR retried, EAGAIN as "would block",
@@ -78,8 +63,7 @@ let package = Package(
                 "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire", "SubscriptionSystem",
                 "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: serverPath
+            ]
         ),
         // A Swift client for the protocol (async/await), checking what it sends with the wire's rules.
         .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire", "SubscriptionSystem", "COpenSSL"]),
@@ -124,6 +108,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         .executableTarget(
@@ -135,14 +120,6 @@ let package = Package(
         ),
         // Load generator for `make bench`; OpenSSL for `--tls` (its own minimal blocking client, not the library's).
         .executableTarget(name: "subbench", dependencies: ["CSubdShim", "COpenSSL"]),
-        // Counts the allocation calls of a process it is preloaded into and reports the count on SIGUSR2 (for
-        // AllocationBudgetTests; see Tests/AllocationCounter/AllocationCounter.c).
-        .target(
-            name: "CAllocationCounter", path: "Tests/AllocationCounter",
-            // swiftc links it (the product is a SwiftPM one): --as-needed keeps libstdc++ out of what the preload
-            // pulls in; libswiftCore stays (swiftrt.o registers the image with it), the same one subd loads.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--as-needed"])]
-        ),
         // Helpers shared by the test targets: a seeded random generator, and real nats-server processes (for the NATS
         // client's tests and the cluster bridge's integration tests).
         .target(name: "TestSupport", path: "Tests/TestSupport"),

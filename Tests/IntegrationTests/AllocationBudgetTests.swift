@@ -6,7 +6,7 @@ import XCTest
 /// reference counting (retains plus releases), subd makes per command in steady state, checked against the budget in
 /// `AllocationBudget.txt`.
 ///
-/// subd runs with `LD_PRELOAD=libAllocationCounter.so` (Tests/AllocationCounter, built by `swift build --build-tests`),
+/// subd runs with `LD_PRELOAD=libAllocationCounter.so` (Tests/AllocationCounter, built by the tests with `cc`),
 /// which counts every malloc, calloc, realloc and aligned allocation of the process, and every swift_retain and
 /// swift_release (and their bridgeObject and _n forms) called through the dynamic linker, and writes the counts to
 /// `SUBD_ALLOCATION_COUNT_FILE` on SIGUSR2. Each test warms up (2,000 commands), reads the count, sends 20,000
@@ -263,25 +263,37 @@ private struct AllocationProbe {
             file: file, line: line)
     }
 
-    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else the one built with these tests (beside the test
-    /// bundle), else beside subd. The tests' own comes first: a release subd from `SUBD_BIN_DIR` may have an old copy
-    /// beside it (`make alloc-guard` builds only the tests in debug), which would count allocations only.
+    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else built here from Tests/AllocationCounter with the C
+    /// compiler (`cc`), once per test process, into a temporary folder. It is test tooling, not a product of the
+    /// package: a library product with the linker settings it needs would keep subd from being a versioned dependency.
     static func counterLibrary() throws -> URL {
-        let name = "libAllocationCounter.so"
         if let explicit = ProcessInfo.processInfo.environment["SUBD_ALLOCATION_COUNTER"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit)
         }
-        var candidates: [URL] = []
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent(name))
+        return try builtCounter.get()
+    }
+
+    /// The counter built by ``counterLibrary()``, or why it could not be.
+    private static let builtCounter: Result<URL, Error> = Result {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../AllocationCounter").standardized
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("subd-allocation-counter-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let library = folder.appendingPathComponent("libAllocationCounter.so")
+        let compiler = Process()
+        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        compiler.arguments = [
+            "cc", "-shared", "-fPIC", "-O2", "-Wall", "-I", source.appendingPathComponent("include").path,
+            "-o", library.path, source.appendingPathComponent("AllocationCounter.c").path, "-ldl",
+        ]
+        try compiler.run()
+        compiler.waitUntilExit()
+        guard compiler.terminationStatus == 0 else {
+            throw HarnessError.process(
+                "cc could not build \(library.path) from \(source.path) (exit \(compiler.terminationStatus))")
         }
-        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
-        candidates.append(executable.deletingLastPathComponent().appendingPathComponent(name))
-        candidates.append(try BinaryLocator.directory().appendingPathComponent(name))
-        if let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0.path) }) { return found }
-        throw HarnessError.missingBinary(
-            "no \(name) (looked at \(candidates.map(\.path).joined(separator: ", "))); `swift build --build-tests` "
-                + "builds it, or set SUBD_ALLOCATION_COUNTER")
+        return library
     }
 }
 
