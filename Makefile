@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path \
+.PHONY: all deps deps-test deps-peers apt build release run test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -67,10 +67,22 @@ run: deps
 
 ## test: build and run every test (unit and integration, real binaries over real sockets), then the allocation and
 ## reference-counting guard again against a release subd (what ships)
-test: deps-test
+test: deps-test lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(MAKE) --no-print-directory alloc-guard-release
+
+## format: format every Swift file in place with the toolchain's swift-format (configuration: .swift-format, 4 spaces,
+## 120 columns)
+SWIFT_FILES = Package.swift Sources Tests Examples
+format:
+	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_FILES)
+
+## lint: fail on a Swift file that `make format` would change or that breaks one of .swift-format's rules, and on any
+## line of a Swift file over 120 columns (swift-format leaves long comments and strings alone); `make test` runs it first
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_FILES)
+	@python3 scripts/check-line-length.py 120 $(SWIFT_FILES)
 
 ## tsan: the in-process NotificationHub's tests (every entry point, then many tasks and threads posting, observing and
 ## cancelling at once) under ThreadSanitizer, built in their own folder, .build-tsan (everything instrumented: about 3

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// Which of a message's matching subscribers a send serves (``SubscriptionCenter/send(to:from:audience:groupsMet:revisedMessage:)``).
 ///
 /// A local send serves ``everyone``. The cluster bridge serves another node's publication in two parts that
@@ -15,7 +17,7 @@ public enum Audience: Sendable, Equatable {
 
     /// True when the subscribers outside groups receive the message.
     @inline(__always)
-    var servesPlainSubscribers: Bool {
+    @inlinable var servesPlainSubscribers: Bool {
         if case .group = self { return false }
         return true
     }

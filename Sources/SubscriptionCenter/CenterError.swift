@@ -12,7 +12,7 @@ public enum CenterError: Error, Equatable, Sendable {
 
 extension CenterError: CustomStringConvertible {
     /// A sentence a person can act on, e.g. `no such number: SCIENCE`.
-    public var description: String {
+    @inlinable public var description: String {
         switch self {
         case .invalidName(let name, let problem): return "invalid name '\(name)': it \(problem)"
         case .notFound(let number): return "no such number: \(number)"

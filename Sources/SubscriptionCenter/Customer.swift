@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// Something that can receive messages from the center. By default the center holds customers **weakly**: a
 /// customer that is released by its owner is gone from every number at once, without an explicit unsubscribe.
 ///
@@ -15,21 +17,21 @@ public protocol Customer<Message>: AnyObject {
     /// Return false if the message could not be accepted (it is then not counted as received).
     ///
     /// It may call back into the center (subscribe, unsubscribe, send, ...).
-    func receive(_ message: Message, on number: String) -> Bool
+    @inlinable func receive(_ message: Message, on number: String) -> Bool
 
     /// Called instead of ``receive(_:on:)`` when the message reaches this customer through its subscription in a
     /// queue group: of all the group's matching subscriptions, this one was chosen (round-robin). The default
     /// forwards to ``receive(_:on:)``; the daemon marks the message `group=<name>`.
-    func receive(_ message: Message, on number: String, throughGroup group: String) -> Bool
+    @inlinable func receive(_ message: Message, on number: String, throughGroup group: String) -> Bool
 
     /// Called when a number this customer was subscribed to exactly was removed (the daemon's `GONE` push); the
     /// subscription is gone already. Wildcard subscriptions that matched the number stay, and are not told.
     ///
     /// It may call back into the center.
-    func numberRemoved(_ number: String)
+    @inlinable func numberRemoved(_ number: String)
 
     /// How the center holds this customer; ``CustomerRetention/weak`` unless the customer says otherwise.
-    var retention: CustomerRetention { get }
+    @inlinable var retention: CustomerRetention { get }
 }
 
 /// How the center holds a customer.
@@ -43,10 +45,10 @@ public enum CustomerRetention: Sendable {
 
 extension Customer {
     /// Weakly, by default.
-    public var retention: CustomerRetention { .weak }
+    @inlinable public var retention: CustomerRetention { .weak }
 
     /// As any other delivery, by default.
-    public func receive(_ message: Message, on number: String, throughGroup group: String) -> Bool {
+    @inlinable public func receive(_ message: Message, on number: String, throughGroup group: String) -> Bool {
         receive(message, on: number)
     }
 }

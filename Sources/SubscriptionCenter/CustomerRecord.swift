@@ -1,21 +1,36 @@
+import SubscriptionWire
+
 /// The center's record of one customer: a weak reference to it and the patterns it is subscribed to (the
 /// customer → subscriptions half of the two-way index).
 ///
 /// A record whose weak reference reads nil belongs to a released customer: it is purged the first time it is seen.
 /// Records are never shared between customers, even when a new customer gets the address of a dead one.
-final class CustomerRecord<Message> {
+///
+/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
+/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
+/// SubscriptionCenter.
+@usableFromInline final class CustomerRecord<Message> {
     /// A customer held weakly (``CustomerRetention/weak``); nil once its owner released it.
-    weak var weakCustomer: (any Customer<Message>)?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline weak var weakCustomer: (any Customer<Message>)?
     /// A customer held until it is removed (``CustomerRetention/untilRemoved``); no weak reference is made to it.
-    let retainedCustomer: (any Customer<Message>)?
+    @usableFromInline let retainedCustomer: (any Customer<Message>)?
     /// The key of this record in ``SubscriptionCenter/customers`` (the customer's identity when it was added).
-    let key: ObjectIdentifier
+    @usableFromInline let key: ObjectIdentifier
     /// The stamp of the last send that delivered to this customer (at-most-once per send).
-    var lastStamp: UInt64 = 0
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var lastStamp: UInt64 = 0
     /// Every pattern subscribed to, and whether it holds a wildcard (then it lives in the trie, else on the number).
-    var patterns: [NameKey: Bool] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var patterns: [NameKey: Bool] = [:]
 
-    init(_ customer: any Customer<Message>) {
+    @inlinable init(_ customer: any Customer<Message>) {
         switch customer.retention {
         case .weak:
             self.retainedCustomer = nil
@@ -28,24 +43,37 @@ final class CustomerRecord<Message> {
 
     /// The customer, or nil once the owner of a weakly held one released it.
     @inline(__always)
-    var customer: (any Customer<Message>)? {
+    @inlinable var customer: (any Customer<Message>)? {
         retainedCustomer ?? weakCustomer
     }
 }
 
 /// One subscription of one customer to one number or wildcard pattern. A class, so that a send that iterates a
 /// snapshot of the subscribers sees a concurrent unsubscribe (``isActive``) or a new `from` filter.
-final class Subscription<Message> {
+///
+/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
+/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
+/// SubscriptionCenter.
+@usableFromInline final class Subscription<Message> {
     /// Whose subscription this is.
-    let record: CustomerRecord<Message>
+    @usableFromInline let record: CustomerRecord<Message>
     /// The sender filter; nil means any sender.
-    var from: String?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var from: String?
     /// The queue group: of all the group's subscriptions that match a message, one receives it; nil for none.
-    var group: String?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var group: String?
     /// False once the subscription was removed; snapshots still holding it skip it.
-    var isActive = true
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var isActive = true
 
-    init(record: CustomerRecord<Message>, from: String?, group: String?) {
+    @inlinable init(record: CustomerRecord<Message>, from: String?, group: String?) {
         self.record = record
         self.from = from
         self.group = group
@@ -56,26 +84,26 @@ final class Subscription<Message> {
 ///
 /// The outermost pass uses a stamp written into each record, which costs no allocation. A pass started while a
 /// send is delivering (re-entrancy from `receive`) must not overwrite the outer pass's stamps, so it keeps a set.
-struct Visits<Message> {
+@usableFromInline struct Visits<Message> {
     /// The stamp of this pass, or 0 when this pass uses ``seen`` instead.
-    private let stamp: UInt64
+    @usableFromInline let stamp: UInt64
     /// Made by the first ``insert(_:)`` of a nested pass: the outermost pass (every send but one made from inside a
     /// `receive`) never makes it, and so has no collection to release.
-    private var seen: Set<ObjectIdentifier>?
+    @usableFromInline var seen: Set<ObjectIdentifier>?
 
-    init(stamp: UInt64) {
+    @inlinable init(stamp: UInt64) {
         self.stamp = stamp
     }
 
     /// Whether the record was already marked in this pass.
     @inline(__always)
-    func contains(_ record: CustomerRecord<Message>) -> Bool {
+    @inlinable func contains(_ record: CustomerRecord<Message>) -> Bool {
         stamp != 0 ? record.lastStamp == stamp : seen?.contains(ObjectIdentifier(record)) == true
     }
 
     /// Marks the record as visited in this pass.
     @inline(__always)
-    mutating func insert(_ record: CustomerRecord<Message>) {
+    @inlinable mutating func insert(_ record: CustomerRecord<Message>) {
         if stamp != 0 {
             record.lastStamp = stamp
         } else {

@@ -7,14 +7,14 @@ import SubscriptionWire
 /// A key holds a `String`, never a `Substring`: a token of a longer name is made a String once, when a pattern is
 /// added to or looked up in the trie (small strings: no allocation), so the lookup on every publish reads the name's
 /// bytes in place.
-typealias NameKey = ExactName
+@usableFromInline typealias NameKey = ExactName
 
 extension ExactName {
     /// The key of a token of a longer name.
-    init(_ token: Substring) { self.init(String(token)) }
+    @inlinable init(_ token: Substring) { self.init(String(token)) }
 
     /// The dot-separated tokens of a name, as ``Names/tokens(_:)`` splits them.
-    static func tokens(of name: String) -> [NameKey] {
+    @inlinable static func tokens(of name: String) -> [NameKey] {
         Names.tokens(name).map(NameKey.init)
     }
 }

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// One subscription of a customer, as reported by ``SubscriptionCenter/subscriptions(of:)``.
 public struct SubscriptionInfo: Equatable, Sendable {
     /// The number or wildcard pattern subscribed to.
@@ -8,7 +10,7 @@ public struct SubscriptionInfo: Equatable, Sendable {
     public var group: String?
 
     /// Makes a report line.
-    public init(pattern: String, from: String? = nil, group: String? = nil) {
+    @inlinable public init(pattern: String, from: String? = nil, group: String? = nil) {
         self.pattern = pattern
         self.from = from
         self.group = group
@@ -25,7 +27,7 @@ public struct NumberInfo: Equatable, Sendable {
     public var retainedRevision: UInt64?
 
     /// Makes a report line.
-    public init(number: String, subscribers: Int, retainedRevision: UInt64? = nil) {
+    @inlinable public init(number: String, subscribers: Int, retainedRevision: UInt64? = nil) {
         self.number = number
         self.subscribers = subscribers
         self.retainedRevision = retainedRevision

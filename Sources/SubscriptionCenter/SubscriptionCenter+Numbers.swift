@@ -8,7 +8,7 @@ extension SubscriptionCenter {
     /// when ``Limits/maxNumbers`` numbers exist already (the daemon's own `$SYS.` numbers do not count; which client
     /// may create one is the server's policy, not the center's).
     @discardableResult
-    public func create(_ number: String, retained: Bool = false) throws(CenterError) -> Bool {
+    @inlinable public func create(_ number: String, retained: Bool = false) throws(CenterError) -> Bool {
         do {
             try Names.checkNumber(number)
         } catch {
@@ -33,7 +33,7 @@ extension SubscriptionCenter {
     /// daemon's `GONE`), once the number is gone; those customers are returned. Throws
     /// ``CenterError/notFound(_:)`` when no such number exists.
     @discardableResult
-    public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
+    @inlinable public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
         let key = NameKey(number)
         guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
         sentEntries.forget(entry)
@@ -57,13 +57,13 @@ extension SubscriptionCenter {
     }
 
     /// Whether the number exists.
-    public func contains(_ number: String) -> Bool {
+    @inlinable public func contains(_ number: String) -> Bool {
         numbers[NameKey(number)] != nil
     }
 
     /// A retained number's current value and revision; nil for a plain number. Throws ``CenterError/notFound(_:)``
     /// when the number does not exist.
-    public func retainedSlot(of number: String) throws(CenterError) -> RetainedSlot<Message>? {
+    @inlinable public func retainedSlot(of number: String) throws(CenterError) -> RetainedSlot<Message>? {
         guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
         return entry.retained
     }
@@ -71,7 +71,7 @@ extension SubscriptionCenter {
     /// The current values of the retained numbers that match `pattern`, in byte order of the numbers, skipping those
     /// with nothing sent yet and, with `from`, those whose value another sender sent (what a new subscription to
     /// `pattern` is told first). An invalid pattern matches nothing.
-    public func retainedValues(
+    @inlinable public func retainedValues(
         matching pattern: String, from: String? = nil
     ) -> [(number: String, slot: RetainedSlot<Message>)] {
         guard retainedNumberCount > 0, let hasWildcard = try? Names.checkPattern(pattern) else { return [] }
@@ -94,7 +94,7 @@ extension SubscriptionCenter {
     /// The existing numbers that match the pattern (`>`, the default, matches all but the daemon's own `$SYS.` numbers,
     /// as in ``Names/matches(pattern:number:)``), sorted by number, each with ``subscriberCount(of:)``. Throws
     /// ``CenterError/invalidName(_:_:)`` for an invalid pattern.
-    public func list(matching pattern: String = ">") throws(CenterError) -> [NumberInfo] {
+    @inlinable public func list(matching pattern: String = ">") throws(CenterError) -> [NumberInfo] {
         let hasWildcard: Bool
         do {
             hasWildcard = try Names.checkPattern(pattern)
@@ -123,7 +123,7 @@ extension SubscriptionCenter {
     /// message and its sender. Nobody is told; the next send gets `revision + 1`. Returns false, changing nothing,
     /// for a plain number. Throws ``CenterError/notFound(_:)`` when the number does not exist.
     @discardableResult
-    public func restoreRetainedValue(
+    @inlinable public func restoreRetainedValue(
         of number: String, revision: UInt64, value: Message, sender: String?
     ) throws(CenterError) -> Bool {
         guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
@@ -137,7 +137,7 @@ extension SubscriptionCenter {
     /// False when a send to `number` would certainly reach nobody: it does not exist, or it has no exact
     /// subscriber and no wildcard subscription exists at all. A cheap test, safe during a delivery, for a sender
     /// that would otherwise prepare a message for nobody.
-    public func mayHaveSubscribers(_ number: String) -> Bool {
+    @inlinable public func mayHaveSubscribers(_ number: String) -> Bool {
         guard let entry = numbers[NameKey(number)] else { return false }
         return !entry.subscribers.items.isEmpty || !trie.isEmpty
     }

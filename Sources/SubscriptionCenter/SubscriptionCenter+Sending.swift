@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 extension SubscriptionCenter {
     /// Sends a message to a number. Every live customer with a matching subscription (exact or wildcard) whose
     /// `from` filter passes gets ``Customer/receive(_:on:)`` called **at most once**, however many of its
@@ -7,14 +9,14 @@ extension SubscriptionCenter {
     /// reached, one unsubscribed during it is skipped if not reached yet. Returns how many `receive` calls returned
     /// true. Throws ``CenterError/notFound(_:)`` when the number does not exist.
     @discardableResult
-    public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError) -> Int {
+    @inlinable public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError) -> Int {
         try send(to: number, from: sender) { message }
     }
 
     /// ``send(_:to:from:)`` with the message made only when there is someone to receive it: `message` is called at
     /// most once, before the first delivery (the daemon frames a publication only when some session will get it).
     @discardableResult
-    public func send(
+    @inlinable public func send(
         to number: String, from sender: String? = nil, message: () -> Message
     ) throws(CenterError) -> Int {
         try send(to: number, from: sender) { (_: UInt64?) in message() }
@@ -26,7 +28,7 @@ extension SubscriptionCenter {
     /// next one: a revision decided elsewhere (a cluster's shared bucket, where revisions may be skipped by a node
     /// that missed some); the caller keeps it above the current one.
     @discardableResult
-    public func send(
+    @inlinable public func send(
         to number: String, from sender: String? = nil, atRevision revision: UInt64? = nil,
         revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
@@ -42,7 +44,7 @@ extension SubscriptionCenter {
     /// upstream subscription to ``Audience/plainOnly`` and the copy of a group's queue subscription to
     /// ``Audience/group(_:)``, so that together they serve what one local send would.
     @discardableResult
-    public func send(
+    @inlinable public func send(
         to number: String, from sender: String? = nil, audience: Audience, groupsMet: inout [String],
         revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> Int {
@@ -55,7 +57,7 @@ extension SubscriptionCenter {
     /// the group candidates are made only past the early returns, as before). Returns how many accepted it, and the
     /// groups that matched (nil when no subscriber matched at all).
     @inline(__always)
-    private func send(
+    @inlinable func send(
         to number: String, from sender: String?, audience: Audience, atRevision revision: UInt64?,
         revisedMessage makeMessage: (UInt64?) -> Message
     ) throws(CenterError) -> (accepted: Int, groups: GroupCandidates<Message>?) {
@@ -104,7 +106,7 @@ extension SubscriptionCenter {
     /// Gives the message to one member of each queue group that matched: the next in turn (round-robin over the
     /// group's matching members, in subscription order) that has not received it already through another
     /// subscription. A group whose every matching member already has it is satisfied. With `only`, that group alone.
-    private func deliver(
+    @inlinable func deliver(
         _ message: Message, to number: String, throughGroups groups: GroupCandidates<Message>, only: String?,
         visits: inout Visits<Message>
     ) -> Int {
@@ -130,7 +132,7 @@ extension SubscriptionCenter {
 
     /// How many live customers a message to the number would reach: exact and wildcard subscribers, each customer
     /// once, `from` filters ignored. 0 when the number does not exist (a send to it would fail).
-    public func subscriberCount(of number: String) -> Int {
+    @inlinable public func subscriberCount(of number: String) -> Int {
         guard let entry = numbers[NameKey(number)] else { return 0 }
         var visits = beginVisits()
         var count = countLive(entry.subscribers.items, visits: &visits)
@@ -140,7 +142,7 @@ extension SubscriptionCenter {
         return count
     }
 
-    private func deliver(
+    @inlinable func deliver(
         _ message: Message,
         to number: String,
         from sender: String?,
@@ -187,17 +189,17 @@ extension SubscriptionCenter {
 
     /// Client names, like numbers, are bytes: canonically equivalent spellings are different names.
     @inline(__always)
-    static func sameName(_ wanted: String, _ sender: String?) -> Bool {
+    @inlinable static func sameName(_ wanted: String, _ sender: String?) -> Bool {
         sameBytes(wanted, sender)
     }
 
     @inline(__always)
-    private static func sameBytes(_ wanted: String, _ sender: String?) -> Bool {
+    @inlinable static func sameBytes(_ wanted: String, _ sender: String?) -> Bool {
         guard let sender else { return false }
         return wanted.utf8.elementsEqual(sender.utf8)
     }
 
-    private func countLive(_ subscriptions: [Subscription<Message>], visits: inout Visits<Message>) -> Int {
+    @inlinable func countLive(_ subscriptions: [Subscription<Message>], visits: inout Visits<Message>) -> Int {
         var count = 0
         for subscription in subscriptions where subscription.isActive {
             let record = subscription.record
@@ -215,20 +217,23 @@ extension SubscriptionCenter {
 
 /// The members of queue groups that match one message, gathered while the other subscribers are served. Nothing is
 /// allocated for a message that matches no group.
-struct GroupCandidates<Message> {
+@usableFromInline struct GroupCandidates<Message> {
     /// Each group that matched, in the order first met, with its matching members (once each, in subscription
     /// order), and where each group is in it, by its bytes (canonically equivalent spellings are different groups).
     /// Nil until the first group, so a send that meets none has no collection to release.
-    private var table: (groups: [(name: String, members: [CustomerRecord<Message>])], positions: [NameKey: Int])?
+    @usableFromInline var table: (groups: [(name: String, members: [CustomerRecord<Message>])], positions: [NameKey: Int])?
+
+    /// No group yet.
+    @inlinable init() {}
 
     /// Each group that matched, in the order first met, with its matching members.
-    var groups: [(name: String, members: [CustomerRecord<Message>])] { table?.groups ?? [] }
+    @inlinable var groups: [(name: String, members: [CustomerRecord<Message>])] { table?.groups ?? [] }
 
     /// True when no group matched.
-    var isEmpty: Bool { table == nil }
+    @inlinable var isEmpty: Bool { table == nil }
 
     /// Adds `record` as a candidate of `group` (once, however many of its subscriptions in the group match).
-    mutating func add(_ record: CustomerRecord<Message>, to group: String) {
+    @inlinable mutating func add(_ record: CustomerRecord<Message>, to group: String) {
         let key = NameKey(group)
         if table == nil { table = ([], [:]) }
         if let position = table!.positions[key] {
@@ -247,7 +252,7 @@ extension SubscriptionCenter {
     /// hands it the same `String` each time (its number cache), so the entries of recent sends are kept and found
     /// again by the string's bits (``SentEntryCache``); any other string is looked up.
     @inline(__always)
-    func entry(forSending number: String) -> NumberEntry<Message>? {
+    @inlinable func entry(forSending number: String) -> NumberEntry<Message>? {
         if let entry = sentEntries.entry(for: number) { return entry }
         guard let entry = numbers[NameKey(number)] else { return nil }
         sentEntries.remember(entry, for: number)

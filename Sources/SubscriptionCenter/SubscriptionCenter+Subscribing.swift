@@ -12,7 +12,7 @@ extension SubscriptionCenter {
     /// false when it replaced the customer's subscription to the same pattern (the cluster bridge counts the new
     /// ones).
     @discardableResult
-    public func add(
+    @inlinable public func add(
         _ customer: any Customer<Message>,
         to pattern: String,
         from sender: String? = nil,
@@ -65,7 +65,7 @@ extension SubscriptionCenter {
     /// Unsubscribes the customer from the pattern. Returns false when it was not subscribed to it; never throws,
     /// not even for an invalid or unknown pattern.
     @discardableResult
-    public func remove(_ customer: any Customer<Message>, from pattern: String) -> Bool {
+    @inlinable public func remove(_ customer: any Customer<Message>, from pattern: String) -> Bool {
         let key = NameKey(pattern)
         guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return false }
         if isWildcard {
@@ -80,13 +80,13 @@ extension SubscriptionCenter {
     }
 
     /// Drops every subscription of the customer, in time proportional to its own subscriptions.
-    public func removeAll(_ customer: any Customer<Message>) {
+    @inlinable public func removeAll(_ customer: any Customer<Message>) {
         // A record under this identity is either the customer's or a released one's: both must go.
         if let record = customers[ObjectIdentifier(customer)] { purge(record) }
     }
 
     /// The customer's subscription to `pattern` (compared by bytes), nil when it has none.
-    public func subscription(of customer: any Customer<Message>, to pattern: String) -> SubscriptionInfo? {
+    @inlinable public func subscription(of customer: any Customer<Message>, to pattern: String) -> SubscriptionInfo? {
         let key = NameKey(pattern)
         guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return nil }
         let subscription = isWildcard
@@ -97,13 +97,13 @@ extension SubscriptionCenter {
 
     /// The queue group of each exact subscription to `number` (nil for one in no group), in subscription order; empty
     /// when the number does not exist: what removing the number ends.
-    public func exactSubscriptionGroups(of number: String) -> [String?] {
+    @inlinable public func exactSubscriptionGroups(of number: String) -> [String?] {
         guard let entry = numbers[NameKey(number)] else { return [] }
         return entry.subscribers.items.filter(\.isActive).map(\.group)
     }
 
     /// The customer's subscriptions, sorted by pattern.
-    public func subscriptions(of customer: any Customer<Message>) -> [SubscriptionInfo] {
+    @inlinable public func subscriptions(of customer: any Customer<Message>) -> [SubscriptionInfo] {
         guard let record = record(of: customer) else { return [] }
         return record.patterns.keys.sorted().map { pattern in
             let subscription = record.patterns[pattern]!

@@ -5,23 +5,26 @@ import SubscriptionWire
 ///
 /// Only patterns holding a wildcard are stored here; exact subscriptions hang off their number.
 /// Every change bumps ``generation``, which invalidates cached match results.
-struct WildcardTrie<Message> {
-    private let root = TrieNode<Message>()
+@usableFromInline struct WildcardTrie<Message> {
+    @usableFromInline let root = TrieNode<Message>()
     /// Bumped on every insertion and removal.
-    private(set) var generation: UInt64 = 0
+    @usableFromInline var generation: UInt64 = 0
     /// How many subscriptions are stored (0 means sends never need the trie).
-    private(set) var count = 0
+    @usableFromInline var count = 0
     /// How many times ``collect(matching:into:)`` walked the trie (for tests).
-    private(set) var walks = 0
+    @usableFromInline var walks = 0
+
+    /// An empty trie.
+    @inlinable init() {}
 
     /// Whether no wildcard subscription exists.
-    var isEmpty: Bool { count == 0 }
+    @inlinable var isEmpty: Bool { count == 0 }
 
     /// How many nodes hang below the root (for tests: empty nodes must be deleted).
-    var nodeCount: Int { root.descendantCount }
+    @inlinable var nodeCount: Int { root.descendantCount }
 
     /// Stores a subscription under a wildcard pattern, given as its tokens. The record must have none there yet.
-    mutating func insert(_ subscription: Subscription<Message>, tokens: [NameKey]) {
+    @inlinable mutating func insert(_ subscription: Subscription<Message>, tokens: [NameKey]) {
         var node = root
         for (index, token) in tokens.enumerated() {
             if index == tokens.count - 1 && token == ">" {
@@ -35,7 +38,7 @@ struct WildcardTrie<Message> {
     }
 
     /// The record's subscription under the pattern, if any.
-    func subscription(of record: CustomerRecord<Message>, tokens: [NameKey]) -> Subscription<Message>? {
+    @inlinable func subscription(of record: CustomerRecord<Message>, tokens: [NameKey]) -> Subscription<Message>? {
         var node = root
         for (index, token) in tokens.enumerated() {
             if index == tokens.count - 1 && token == ">" { return node.rest.subscription(of: record) }
@@ -47,24 +50,24 @@ struct WildcardTrie<Message> {
 
     /// Removes (and deactivates) the record's subscription under the pattern, deleting nodes left empty.
     @discardableResult
-    mutating func remove(_ record: CustomerRecord<Message>, tokens: [NameKey]) -> Subscription<Message>? {
+    @inlinable mutating func remove(_ record: CustomerRecord<Message>, tokens: [NameKey]) -> Subscription<Message>? {
         guard let removed = remove(record, tokens: tokens, at: 0, below: root) else { return nil }
         bump(by: -1)
         return removed
     }
 
     /// Appends every subscription whose pattern matches the number (given as its tokens) to `matches`.
-    mutating func collect(matching tokens: [NameKey], into matches: inout [Subscription<Message>]) {
+    @inlinable mutating func collect(matching tokens: [NameKey], into matches: inout [Subscription<Message>]) {
         walks += 1
         collect(tokens, at: 0, below: root, into: &matches)
     }
 
-    private mutating func bump(by delta: Int) {
+    @inlinable mutating func bump(by delta: Int) {
         count += delta
         generation &+= 1
     }
 
-    private func remove(
+    @inlinable func remove(
         _ record: CustomerRecord<Message>,
         tokens: [NameKey],
         at index: Int,
@@ -81,7 +84,7 @@ struct WildcardTrie<Message> {
         return removed
     }
 
-    private func collect(
+    @inlinable func collect(
         _ tokens: [NameKey],
         at index: Int,
         below node: TrieNode<Message>,
@@ -101,21 +104,40 @@ struct WildcardTrie<Message> {
 }
 
 /// One level of the ``WildcardTrie``.
-final class TrieNode<Message> {
+///
+/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
+/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
+/// SubscriptionCenter.
+@usableFromInline final class TrieNode<Message> {
     /// Children for literal tokens.
-    var literals: [NameKey: TrieNode] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var literals: [NameKey: TrieNode] = [:]
     /// The child for a `*` token.
-    var star: TrieNode?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var star: TrieNode?
     /// Subscriptions whose pattern ends at this node.
-    var terminal = SubscriberList<Message>()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var terminal = SubscriberList<Message>()
     /// Subscriptions whose pattern ends with `>` right after this node (`>` alone: the root's).
-    var rest = SubscriberList<Message>()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    @usableFromInline var rest = SubscriberList<Message>()
+
+    /// A node with nothing below it.
+    @inlinable init() {}
 
     /// Whether the node holds nothing and can be deleted.
-    var isEmpty: Bool { literals.isEmpty && star == nil && terminal.isEmpty && rest.isEmpty }
+    @inlinable var isEmpty: Bool { literals.isEmpty && star == nil && terminal.isEmpty && rest.isEmpty }
 
     /// The child for a token (`*` or a literal), made when missing if `create` is true.
-    func child(_ token: NameKey, create: Bool) -> TrieNode? {
+    @inlinable func child(_ token: NameKey, create: Bool) -> TrieNode? {
         if token == "*" {
             if star == nil && create { star = TrieNode() }
             return star
@@ -128,12 +150,12 @@ final class TrieNode<Message> {
     }
 
     /// How many nodes hang below this one.
-    var descendantCount: Int {
+    @inlinable var descendantCount: Int {
         literals.values.reduce(literals.count) { $0 + $1.descendantCount } + (star.map { 1 + $0.descendantCount } ?? 0)
     }
 
     /// Deletes the child for a token.
-    func removeChild(_ token: NameKey) {
+    @inlinable func removeChild(_ token: NameKey) {
         if token == "*" { star = nil } else { literals[token] = nil }
     }
 }

@@ -20,6 +20,11 @@ import SubscriptionWire
 /// got output with one writev each.
 ///
 /// Use from any thread: the public methods hop onto the queue.
+///
+/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
+/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
+/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
+/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
 public final class Server: @unchecked Sendable {
     /// The queue that owns all state.
     public var queue: DispatchQueue { loop.queue }
@@ -28,18 +33,30 @@ public final class Server: @unchecked Sendable {
     /// The subscription service center; what it fans out are publications, each framed once.
     let center: SubscriptionCenter<Publication>
     /// Configuration in force; ``reconfigure(_:)`` replaces it on a reload.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var configuration: ServerConfiguration
     /// Where events are logged.
     let logger: Logger
     /// Counters for STATS (the traffic counters live in ``loop``). `@exclusivity(unchecked)`: changed on every
     /// publish, only on the queue, and never through two overlapping accesses.
-    @exclusivity(unchecked) var stats = ServerStats()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var stats = ServerStats()
     /// Messages published per number, for the metrics (a no-op while they are off). `@exclusivity(unchecked)` as
     /// ``stats``.
-    @exclusivity(unchecked) var numberCounters: NumberCounters
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var numberCounters: NumberCounters
     /// The `metrics_listen` endpoint, while it serves.
     var metricsListener: MetricsListener?
     /// The configured users by name (``applyUsers(_:)``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var users: [ExactName: UserAccount]
     /// The cluster bridge with `cluster:` (docs/CLUSTER.md), nil on a single node. Set once, before ``start()``, by
     /// the daemon (the bridge lives in the `SubscriptionCluster` target, which depends on this one).
@@ -53,23 +70,41 @@ public final class Server: @unchecked Sendable {
     /// `cluster != nil` kept as a plain stored Bool on purpose: computing it from the existential (or calling a
     /// server method) through a command's context costs retains and releases, 4 more per SUB+UNSUB (the guard's
     /// release.sub_unsub.refcount went from 71.05 to 75.05 when it was computed).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var isClustered = false
 
     private var listeners: [Listener] = []
     /// The TLS context new connections on `tls://` listeners get (nil without them); a reload replaces it.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var tlsContext: TLSContext?
     /// Runs ``housekeeping()`` a few times a second.
     private var housekeepingTimer: DispatchSourceTimer?
     /// Publishes `$SYS.stats` (``startSystemStats()``).
     var systemStatsTimer: DispatchSourceTimer?
     /// The saved state (`state_dir`), nil without one; see Server+State.swift.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var state: StateStore?
     /// Syncs (`fsync: everysec`) and compacts the saved state once a second.
     var stateTimer: DispatchSourceTimer?
     /// Every open session, by id.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var sessions: [UInt64: Session] = [:]
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var nextSessionID: UInt64 = 1
     /// True once shutdown began: no new connections, every session closes as soon as its output is out.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var isDraining = false
     private var drainCompletion: (@Sendable () -> Void)?
     /// When the server was made, for uptime.

@@ -17,6 +17,11 @@ import SubscriptionSystem
 /// ``SessionOwner`` (commands, and the news of its end). Closing is graceful where the protocol allows: the reply is
 /// flushed, the write side is shut down, and the input is drained until the peer closes (so the kernel does not reset
 /// the connection and destroy the reply), with a deadline. `@unchecked Sendable`: confined to that queue.
+///
+/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
+/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
+/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
+/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
 final class Session: Customer, @unchecked Sendable {
     typealias Message = Publication
 
@@ -40,34 +45,73 @@ final class Session: Customer, @unchecked Sendable {
     let owner: any SessionOwner
     /// `max_pending` in force: output holding more memory than this cuts a subscriber off. Read on every delivery;
     /// changed only by a reload, on the server queue, so `@exclusivity(unchecked)` as ``output`` is.
-    @exclusivity(unchecked) private(set) var maxPending: Int
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private(set) var maxPending: Int
     /// Incremental command parser reading straight from the socket.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var parser: CommandParser
     /// Ordered pending output. `@exclusivity(unchecked)`: touched only on the server queue, and never through two
     /// overlapping accesses; the runtime check cost a few percent of the fan-out hot path.
-    @exclusivity(unchecked) var output = OutputQueue()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var output = OutputQueue()
     /// Where the connection is in its life. `@exclusivity(unchecked)` for the same reason as ``output``: read on
     /// every delivery and every command, only on the server queue, never through overlapping accesses.
-    @exclusivity(unchecked) private(set) var machine: ConnectionStateMachine
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private(set) var machine: ConnectionStateMachine
     /// The name given with HELLO, sent as `from=` on its publishes. `@exclusivity(unchecked)`: read on every
     /// publish, only on the loop's queue, never through overlapping accesses.
-    @exclusivity(unchecked) var name: String?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var name: String?
     /// True once HELLO presented the right token (or when no token is configured).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var isAuthenticated: Bool
     /// How many `HELLO`s failed on this connection (each makes the next delay longer).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var authFailures = 0
     /// What the session's user may do; nil for every right (no users configured, or the shared `auth_token`).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var rights: UserRights?
     /// True while the session waits in the loop's list of sessions to flush (at the end of the turn, or between two
     /// reads, ``EventLoop/flushEarly(reader:)``).
     /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
-    @exclusivity(unchecked) var isDirty = false
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var isDirty = false
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private(set) var lastInputAt: UInt64
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var readSource: DispatchSourceRead?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var writeSource: DispatchSourceWrite?
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var liveSources = 0
 
     /// Read this much per read(2).

@@ -9,6 +9,11 @@ import Dispatch
 ///
 /// Sessions get it at birth and never reach into the ``Server``: the loop is the narrow part of the engine they
 /// need. Confined to ``queue`` (`@unchecked Sendable`).
+///
+/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
+/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
+/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
+/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
 final class EventLoop: @unchecked Sendable {
     /// The queue that owns all state.
     let queue: DispatchQueue
@@ -17,13 +22,25 @@ final class EventLoop: @unchecked Sendable {
     // runtime checks that showed up in profiles.
 
     /// Traffic counted by the sessions.
-    @exclusivity(unchecked) var traffic = TrafficCounters()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var traffic = TrafficCounters()
     /// A reusable buffer replies are encoded into before they are queued.
-    @exclusivity(unchecked) var scratch: [UInt8] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var scratch: [UInt8] = []
     /// A 64 KiB read buffer lent to the parser of the session that reads, so an idle session holds none
     /// (``CommandParser/exchangeStorage(with:)``).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var readBuffer: [UInt8] = []
     /// A buffer for input that is read only to be dropped.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var discardBuffer = [UInt8](repeating: 0, count: 65_536)
     /// Reusable iovec array for writev.
     let vectors: UnsafeMutablePointer<iovec>
@@ -37,20 +54,35 @@ final class EventLoop: @unchecked Sendable {
     static let writeScratchSize = 65_536
     /// The sessions to flush, each retained once from ``markDirty(_:)`` until it is flushed (so a session closed
     /// meanwhile lives until then); unmanaged, so reading the list costs no reference counting.
-    @exclusivity(unchecked) private var dirty: [Unmanaged<Session>] = []
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    private var dirty: [Unmanaged<Session>] = []
     /// Where small message frames are copied once for all their receivers (``OutputQueue/append(_:log:)``).
-    @exclusivity(unchecked) var frameLog = FrameLog()
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
+    var frameLog = FrameLog()
     /// The saved state's commit, with a state directory (nil without one). Called before a session writes anything
     /// (``Session/flush()``), `commit` makes the saved state durable first, so no `+OK` leaves before what it
     /// acknowledges is on disk, whichever path wrote it. While `isPending` (values `commit` would write and sync),
     /// nothing is written between two reads (``flushEarly(reader:)``), so a turn's values are still committed
     /// together, once, at its end.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     var stateCommit: (isPending: () -> Bool, commit: () -> Void)?
     /// True while ``endOfTurn()`` runs: a call made from inside it (a command answered at once while a resumed
     /// session runs its buffered commands) returns, and the running call takes over what that one would have done.
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var isEndingTurn = false
     /// Work queued to run at the end of the turn, outside any delivery: the daemon's `$SYS.` notifications (a post
     /// made while the center delivers, or while a session closes, must not reach sessions from inside that).
+    #if !DEBUG
+    @exclusivity(unchecked)
+    #endif
     private var deferred: [() -> Void] = []
 
     /// Bytes, read and written, and malformed commands.
