@@ -47,7 +47,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case outboundBufferFull(bytes: Int, limit: Int)
     /// The server sent bytes that do not follow the protocol; the connection is closed.
     case protocolViolation(String)
-    /// A number or pattern breaks the name rules (shared/PROTOCOL.md, "Words"); nothing was sent.
+    /// A number or pattern breaks the name rules (docs/PROTOCOL.md, Words); nothing was sent.
     case invalidName(String, Names.Problem)
     /// A client name (`name`, `from`) breaks the client-name rule; nothing was sent.
     case invalidClientName(String, ClientName.Problem)
@@ -55,7 +55,7 @@ public enum ClientError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidGroupName(String, ClientName.Problem)
     /// The token breaks the token rule (it is not repeated here: it is a secret); nothing was sent.
     case invalidToken(ClientName.Problem)
-    /// The info pairs of a publication break the rules of "Version 1.1 / Info pairs"; nothing was sent.
+    /// The info pairs of a publication break the rules of docs/PROTOCOL.md, Info pairs; nothing was sent.
     case invalidInfo(InfoPair.Problem)
     /// Another argument cannot be used as it is (e.g. no pattern to subscribe to).
     case invalidArgument(String)

@@ -1,6 +1,6 @@
 import SubscriptionWire
 
-/// Encodes the commands of shared/PROTOCOL.md into the bytes sent on the wire, after checking every argument with
+/// Encodes the commands of docs/PROTOCOL.md into the bytes sent on the wire, after checking every argument with
 /// the wire's rules (SubscriptionWire), so nothing the server would refuse as malformed is sent, and no line feed
 /// can be smuggled in.
 enum Command {

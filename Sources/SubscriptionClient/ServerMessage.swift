@@ -21,7 +21,7 @@ public enum ServerReply: Sendable, Equatable {
 }
 
 /// A message received through a subscription (a `MSG` push): the number, the payload, the server's own keys
-/// (`from`, `rev`, `group`) and the publisher's info pairs (shared/PROTOCOL.md, "Version 1.1 / Info pairs").
+/// (`from`, `rev`, `group`) and the publisher's info pairs (docs/PROTOCOL.md, Info pairs).
 public struct ReceivedMessage: Sendable, Equatable {
     /// The number the message was published to.
     public var number: String

@@ -1,6 +1,6 @@
 import SubscriptionWire
 
-/// An incremental, byte-level parser of what a subd server sends (PROTOCOL.md, "Replies" and "Pushes").
+/// An incremental, byte-level parser of what a subd server sends (docs/PROTOCOL.md, Replies and Pushes).
 ///
 /// Feed it bytes in any chunking with ``append(_:)``, then call ``next()`` until it returns nil (more bytes
 /// are needed). Lines end in LF, a CR before the LF is dropped. A `*n` list is read whole: its n lines are

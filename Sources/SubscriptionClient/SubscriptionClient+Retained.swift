@@ -1,4 +1,4 @@
-/// Retained numbers (shared/PROTOCOL.md, "Version 1.1 / Retained numbers"): their current value, their changes, and
+/// Retained numbers (docs/PROTOCOL.md, Retained numbers): their current value, their changes, and
 /// the numbers listed with their kinds. (``SubscriptionClient/create(_:retained:)`` creates one.)
 extension SubscriptionClient {
     /// The current value of the retained number `number` (`GET`), or nil when nothing was published to it yet

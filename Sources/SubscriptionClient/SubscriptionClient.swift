@@ -3,7 +3,7 @@ import Glibc
 import SubscriptionSystem
 import SubscriptionWire
 
-/// A connection to a subd server speaking the line protocol of PROTOCOL.md, with an async/await API.
+/// A connection to a subd server speaking the line protocol of docs/PROTOCOL.md, with an async/await API.
 ///
 /// Commands may be issued from any number of tasks at once: they are written in the order they are called
 /// and each gets its own reply (pipelining). Pushes go to the ``Subscription``s. Cancelling a task that waits

@@ -1,6 +1,6 @@
 import SubscriptionWire
 
-/// One parsed client command (shared/PROTOCOL.md, "Commands"). Numbers and patterns are valid already:
+/// One parsed client command (docs/PROTOCOL.md, Commands). Numbers and patterns are valid already:
 /// the parser reports invalid ones as `NAME` errors, so a `Command` never holds one.
 public enum Command: Equatable, Sendable {
     /// `HELLO [name=<client-name>] [token=<secret>]`.

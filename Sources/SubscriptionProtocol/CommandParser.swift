@@ -1,29 +1,41 @@
 import SubscriptionWire
 
-/// The server side of the line protocol: turns the bytes a client sends into ``Command`` values.
+/// The server side of the line protocol, versions 1.0 and 1.1 (docs/PROTOCOL.md, Commands): turns the bytes a client
+/// sends into ``Command`` values.
 ///
 /// A byte-level state machine over one growable `[UInt8]` buffer with a read index and a write index
 /// (after nats-server `parser.go` and swift-nio-extras `LineBasedFrameDecoder`). Feed it bytes with
 /// ``append(_:)`` or ``withWritableTail(minimumCapacity:_:)``, then call ``next()`` until it returns nil.
 ///
-/// How it reads the stream:
+/// The verbs it parses: `HELLO`, `CREATE`, `REMOVE`, `SUB`, `UNSUB`, `PUB`, `SEND`, `LIST`, `STATS`, `PING`, `QUIT`
+/// (protocol 1.0), and what 1.1 adds: `GET`, `CREATE ... retain`, `LIST ... kind`, `SUB ... group=` and the info
+/// pairs of `PUB`. It checks the form of each command and its names; whether the session may run it (authentication,
+/// a user's rights, `$SYS.` numbers) and what it does are the server's.
+///
+/// How it reads the stream (docs/PROTOCOL.md, Transport):
 /// - A line ends in LF; one CR right before the LF is dropped. The parser remembers how far it has scanned a
 ///   partial line for LF, so no byte is scanned twice. Arguments are index ranges into the buffer; a `String` is
 ///   made only for a validated name or a short text, never for the whole line.
 /// - Verbs are case-insensitive ASCII. Arguments are separated by one or more spaces (only 0x20); spaces at the
 ///   start and end of a line are ignored. A blank line (only spaces and CRs) is skipped: no command, no error.
-/// - `key=value` arguments (`name=`, `token=`, `from=`) are matched case-sensitively, in lower case.
+/// - `key=value` arguments (`name=`, `token=`, `from=`, `group=`) and the options `retain` and `kind` are matched
+///   case-sensitively, in lower case.
 /// - A line over ``ProtocolLimits/maxLine`` bytes (not counting LF and CR) is `TOOBIG` and closes the
 ///   connection. It is reported as soon as more than `maxLine` bytes are buffered with no LF.
 /// - An unknown verb is `UNKNOWN` (the message quotes at most 32 bytes of it, control bytes as `?`). Missing or
-///   extra arguments, or an unknown `key=`, are `PROTO` and the connection stays open. Arguments are checked in
-///   that order: first their count and form (`PROTO`), then numbers and patterns (`NAME`, with the
-///   `Names.Problem` description: `invalid number 'a..b': has an empty token (...)`).
+///   extra arguments, an unknown `key=` or option, or a key given twice are `PROTO` and the connection stays open.
+///   Arguments are checked in that order: first their count and form (`PROTO`), then numbers and patterns (`NAME`,
+///   with the `Names.Problem` description: `invalid number 'a..b': has an empty token (...)`).
+///
+/// The commands (docs/PROTOCOL.md, Commands):
 /// - `HELLO [name=<client-name>] [token=<secret>]`: either key in any order, each at most once. A client name is
 ///   1 to 64 bytes of valid UTF-8 with no space or control byte; a token is at least 1 byte of valid UTF-8 with
-///   no space or control byte; otherwise `PROTO` (the token is never quoted in the message). `SUB <pattern> [from=<client-name>]` uses the same client-name rule.
-/// - `CREATE <number>`, `REMOVE <number>`, `UNSUB <pattern>`, `LIST [<pattern>]`, `STATS`, `QUIT`: other
-///   argument counts are `PROTO`.
+///   no space or control byte; otherwise `PROTO` (the token is never quoted in the message).
+/// - `SUB <pattern> [from=<client-name>] [group=<group-name>]`: either key in any order, each at most once; both
+///   values follow the client-name rule (`PROTO` otherwise).
+/// - `CREATE <number> [retain]`, `LIST [<pattern> [kind]]` (a lone argument is always the pattern), `REMOVE
+///   <number>`, `GET <number>`, `UNSUB <pattern>`, `STATS`, `QUIT`: other argument counts, or another word where
+///   `retain` or `kind` may stand, are `PROTO`. `GET` takes a number, not a pattern.
 /// - `PING [<text>]`: the text is the rest of the line after the verb and the spaces that follow it, kept as is
 ///   (inner and trailing spaces included); nothing there means no text.
 /// - `SEND <number> <text>`: the text is everything after the ONE space that follows the number, to the end of
@@ -33,9 +45,10 @@ import SubscriptionWire
 ///   CR LF. nbytes must be ASCII digits, else `PROTO` and the connection stays open with nothing more consumed (the
 ///   bytes after that line are read as commands). nbytes over `maxPayload`, however many digits it has, is
 ///   `TOOBIG` and closes. If the bytes after the payload are not LF or CR LF, that is `PROTO` and closes ("no LF
-///   after a payload"). The number and the info pairs (``InfoPair``: at most 16, no reserved key, no key twice)
-///   are checked only after the payload is consumed, so an invalid number is `NAME`, a bad pair `PROTO`, the
-///   stream stays in sync and the connection open. The payload is returned as a slice of the buffer, not copied.
+///   after a payload"). The number and the info pairs (``InfoPair``: at most 16, no reserved key, no key twice;
+///   docs/PROTOCOL.md, Info pairs) are checked only after the payload is consumed, so an invalid number is `NAME`,
+///   a bad pair `PROTO`, the stream stays in sync and the connection open. The payload is returned as a slice of
+///   the buffer, not copied.
 /// - After a failure whose `closesConnection` is true the parser is finished: ``next()`` returns nil forever
 ///   and bytes appended later are dropped.
 ///

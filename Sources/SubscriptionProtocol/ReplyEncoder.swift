@@ -1,4 +1,4 @@
-/// Encodes replies and pushes as wire bytes (shared/PROTOCOL.md, "Replies" and "Pushes"), appending to a
+/// Encodes replies and pushes as wire bytes (docs/PROTOCOL.md, Replies and Pushes), appending to a
 /// caller-owned buffer so one buffer can gather everything pending for a connection.
 ///
 /// Free text (`+OK <text>`, `+PONG <text>`, `-ERR` messages, list lines) has each CR and LF replaced by a space,

@@ -3,7 +3,7 @@ enum Verb: CaseIterable, Sendable {
     // In the order they are tried: the busiest first.
     case pub, send, ping, sub, unsub, get, hello, create, remove, list, stats, quit
 
-    /// The verb as written in shared/PROTOCOL.md.
+    /// The verb as written in docs/PROTOCOL.md, Commands.
     var spelling: StaticString {
         switch self {
         case .pub: return "PUB"

@@ -62,7 +62,7 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var tcpKeepalive = TCPKeepalive(idle: 60, interval: 15, count: 4)
     /// Seconds a started command may go without a new byte while subd reads the session; 0 is off.
     public var commandTimeout = 60.0
-    /// With `auth_token` set, seconds a connection may stay without a successful HELLO; 0 is off.
+    /// With `auth_token` or `users` set, seconds a connection may stay without a successful HELLO; 0 is off.
     public var authTimeout = 10.0
     /// Seconds a failed `HELLO` waits for each failure so far on its connection (0.5 s, 1 s, ... by default).
     public var authFailureDelay = 0.5

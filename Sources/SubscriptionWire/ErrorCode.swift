@@ -1,4 +1,4 @@
-/// The error codes of shared/PROTOCOL.md ("Error codes"). The raw value is the code as sent on the wire
+/// The error codes of docs/PROTOCOL.md, Error codes. The raw value is the code as sent on the wire
 /// in `-ERR <CODE> <text>`.
 public enum ErrorCode: String, Sendable, CaseIterable {
     /// A malformed command: missing or extra arguments, a bad integer, an unknown `key=`, no LF after a

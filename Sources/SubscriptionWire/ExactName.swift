@@ -2,7 +2,7 @@
 ///
 /// Swift's `String ==` and `String` hashing are canonical equivalence: `"caf\u{E9}"` (precomposed é, NFC) and
 /// `"cafe\u{301}"` (e and a combining accent, NFD) are one String key. The protocol compares names as bytes
-/// (shared/PROTOCOL.md, "Words"): they are two different numbers. A `[String: X]` keyed by names would merge
+/// (docs/PROTOCOL.md, Words): they are two different numbers. A `[String: X]` keyed by names would merge
 /// them; a `[ExactName: X]` keeps them apart, as the center and the state log do.
 public struct ExactName: Hashable, Comparable, Sendable, CustomStringConvertible, ExpressibleByStringLiteral {
     /// The name, exactly as it was given (never normalized).

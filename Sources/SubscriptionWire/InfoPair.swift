@@ -1,5 +1,5 @@
 /// One info pair of a publication (the notification's `userInfo`), as `PUB <number> <nbytes> <key>=<value>...`
-/// attaches it and every `MSG` of the publication carries it (shared/PROTOCOL.md, "Version 1.1 / Info pairs").
+/// attaches it and every `MSG` of the publication carries it (docs/PROTOCOL.md, Info pairs).
 ///
 /// A key is 1 to 64 bytes of ASCII letters, digits, `_`, `-` and `.`, starting with a letter; a value is 1 to 1024
 /// bytes with no space, no control character and no `=`. The server passes values on verbatim; by convention a
@@ -75,7 +75,7 @@ public struct InfoPair: Equatable, Hashable, Sendable {
             if WordByte.isForbidden(byte) || byte == UInt8(ascii: "=") { throw .badValue }
             if byte >= 0x80 { nonASCII = true }
         }
-        // Lines are UTF-8 (shared/PROTOCOL.md, "Transport"): a value that is not is refused, never altered.
+        // Lines are UTF-8 (docs/PROTOCOL.md, Transport): a value that is not is refused, never altered.
         if nonASCII && !Names.isValidUTF8(value) { throw .badValue }
     }
 

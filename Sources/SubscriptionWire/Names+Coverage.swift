@@ -1,6 +1,6 @@
 extension Names {
     /// Whether every number that `pattern` matches is matched by at least one of `patterns`: the check of a
-    /// `SUB` against a user's subscribe patterns (shared/PROTOCOL.md, "Users and permissions"). Matching is
+    /// `SUB` against a user's subscribe patterns (docs/PROTOCOL.md, Users and permissions). Matching is
     /// ``matches(pattern:number:)``'s, the `$SYS` rule included; the patterns together cover (a union):
     ///
     /// ```swift

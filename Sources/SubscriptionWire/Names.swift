@@ -1,4 +1,4 @@
-/// The rules for subscription numbers and patterns (shared/PROTOCOL.md, "Words").
+/// The rules for subscription numbers and patterns (docs/PROTOCOL.md, Words).
 ///
 /// A **number** is 1 to 200 bytes of UTF-8, case-sensitive, with no space and no ASCII control
 /// character. Dots split it into tokens; no token is empty; `*` and `>` are not allowed as tokens.

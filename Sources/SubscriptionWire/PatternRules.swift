@@ -1,5 +1,5 @@
 /// What a user may publish to, or subscribe to: patterns allowed, and patterns denied even where an allowed one
-/// matches (shared/PROTOCOL.md, "Users and permissions"). A user has one for publishing and one for subscribing.
+/// matches (docs/PROTOCOL.md, Users and permissions). A user has one for publishing and one for subscribing.
 ///
 /// ```swift
 /// let rules = PatternRules(allow: ["SCIENCE.>"], deny: ["SCIENCE.secret.>"])

@@ -1,4 +1,4 @@
-/// The current value of a retained number (shared/PROTOCOL.md, "Version 1.1 / Retained numbers"): the latest
+/// The current value of a retained number (docs/PROTOCOL.md, Retained numbers): the latest
 /// publication to it, with the revision it was given (KVO's value). One type for the in-process hub
 /// (`NotificationHub.value(of:)`, each `NotificationHub.Change`) and the network clients (`SubscriptionClient.get`,
 /// each `Watch.Change`), so a value moves between them as it is.

@@ -8,7 +8,7 @@ public enum ServerAddress: Sendable, Hashable, CustomStringConvertible {
     /// A Unix stream socket at `path`.
     case unix(path: String)
 
-    /// The port subd listens on when none is given (shared/PROTOCOL.md, "Transport").
+    /// The port subd listens on when none is given (docs/PROTOCOL.md, Transport).
     public static let defaultPort = 7827
 
     /// Who reads the address, which decides the port rules.

@@ -1,7 +1,7 @@
 import ArgumentParser
 import SubscriptionWire
 
-/// `publish --info KEY=VALUE`: the info pairs of a publication (shared/PROTOCOL.md, "Version 1.1 / Info pairs").
+/// `publish --info KEY=VALUE`: the info pairs of a publication (docs/PROTOCOL.md, Info pairs).
 ///
 /// The value is percent-encoded with ``InfoPair/percentEncoded(_:)``, which changes only the bytes a value may not
 /// hold (space, control characters, `=`) and `%` itself, so any text travels and `listen --json` decodes it back.

@@ -8,7 +8,7 @@ enum HarnessError: Error, CustomStringConvertible {
     case timeout(String)
     /// The peer closed the connection while a reply or push was still expected.
     case closed(String)
-    /// The peer sent bytes that do not follow PROTOCOL.md.
+    /// The peer sent bytes that do not follow docs/PROTOCOL.md.
     case malformed(String)
     /// A system call failed; carries what was being done and errno.
     case system(String, Int32)

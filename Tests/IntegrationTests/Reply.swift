@@ -1,4 +1,4 @@
-/// One reply of PROTOCOL.md, as a client reads it.
+/// One reply of docs/PROTOCOL.md (Replies), as a client reads it.
 enum Reply: Equatable, CustomStringConvertible {
     /// `+<text>`: the whole line after the `+`, e.g. `OK created`, `OK 1`, `PONG`.
     case status(String)
@@ -25,7 +25,7 @@ enum Reply: Equatable, CustomStringConvertible {
     }
 }
 
-/// One push of PROTOCOL.md (`MSG`, `GONE`, or a verb the tests do not know).
+/// One push of docs/PROTOCOL.md, Pushes (`MSG`, `GONE`, or a verb the tests do not know).
 enum Push: Equatable, CustomStringConvertible {
     /// `MSG <number> <nbytes>[ key=value...]` and its payload.
     case message(Message)

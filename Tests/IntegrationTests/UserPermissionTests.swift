@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Users and permissions (shared/PROTOCOL.md "Users and permissions") over the real subd: each verb denied for a
+/// Users and permissions (docs/PROTOCOL.md, Users and permissions) over the real subd: each verb denied for a
 /// user without the right, with the connection still in step; `from=` is the verified user name; a reload applies
 /// new rights to open sessions.
 final class UserPermissionTests: IntegrationTestCase {

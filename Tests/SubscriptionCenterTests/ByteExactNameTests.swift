@@ -1,7 +1,7 @@
 import SubscriptionCenter
 import XCTest
 
-/// Names are byte strings (shared/PROTOCOL.md): Swift's String equality, which treats canonically equivalent
+/// Names are byte strings (docs/PROTOCOL.md, Words): Swift's String equality, which treats canonically equivalent
 /// spellings as equal and splits on Characters, must not leak into the center.
 final class ByteExactNameTests: XCTestCase {
     /// "café" with a precomposed é, and with e + U+0301: equal as Swift Strings, different as bytes.

@@ -57,7 +57,7 @@ final class StateRoundTripTests: StateDirectoryTestCase {
         XCTAssertFalse(report.description.contains("\n"))
     }
 
-    /// Numbers are bytes (shared/PROTOCOL.md): "café" in NFC and in NFD, one key to Swift's String ==, are two
+    /// Numbers are bytes (docs/PROTOCOL.md, Words): "café" in NFC and in NFD, one key to Swift's String ==, are two
     /// numbers with a value each, through a compaction and a reopen. (The second CREATE used to trap in
     /// numberCreated: the index said it existed.)
     func testCanonicallyEquivalentSpellingsAreTwoNumbersWithAValueEach() throws {

@@ -1,7 +1,7 @@
 import SubscriptionWire
 import XCTest
 
-/// The error codes are exactly those of shared/PROTOCOL.md ("Error codes"), spelled as on the wire.
+/// The error codes are exactly those of docs/PROTOCOL.md, Error codes, spelled as on the wire.
 final class ErrorCodeTableTests: XCTestCase {
     func testCodesAreTheContractsTable() {
         XCTAssertEqual(

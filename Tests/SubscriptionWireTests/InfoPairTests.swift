@@ -2,7 +2,7 @@ import SubscriptionWire
 import TestSupport
 import XCTest
 
-/// The info-pair rules of shared/PROTOCOL.md, "Version 1.1 / Info pairs".
+/// The info-pair rules of docs/PROTOCOL.md, Info pairs.
 final class InfoPairTests: XCTestCase {
     func testValidKeys() {
         for key in ["unit", "a", "Z", "price.eur", "x-y_z", "a1", "A.b-c_9", String(repeating: "k", count: 64)] {

@@ -1,7 +1,7 @@
 import SubscriptionWire
 import XCTest
 
-/// The number and pattern rules of shared/PROTOCOL.md, "Words".
+/// The number and pattern rules of docs/PROTOCOL.md, Words.
 
 final class NamesTests: XCTestCase {
     func testValidNumbers() {

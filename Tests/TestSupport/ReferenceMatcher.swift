@@ -1,5 +1,5 @@
 /// An independent, obviously-correct pattern matcher, the reference the real ones are checked against: it splits
-/// both names into byte tokens and tries the rules of shared/PROTOCOL.md ("Words") one token at a time,
+/// both names into byte tokens and tries the rules of docs/PROTOCOL.md (Words) one token at a time,
 /// recursively. `*` matches exactly one token; `>` as the last token matches one or more; any other token must be
 /// equal byte for byte. A number whose first token is `$SYS` (the daemon's own) is matched only by a pattern whose
 /// first token is literal (protocol 1.1, "System notifications").

@@ -1,7 +1,7 @@
 import SubscriptionWire
 
 /// One user of the config file's `users:` list: who may authenticate with `HELLO name=<name> token=<secret>`, and
-/// what the session may then do (shared/PROTOCOL.md, "Users and permissions").
+/// what the session may then do (docs/PROTOCOL.md, Users and permissions).
 public struct UserAccount: Sendable, Equatable {
     /// The user name, a valid client name; the session's `from=` once authenticated.
     public var name: String

@@ -44,7 +44,7 @@ struct CommandContext {
         return .later
     }
 
-    /// Runs a center operation, turning its error into the wire's (codes from shared/PROTOCOL.md).
+    /// Runs a center operation, turning its error into the wire's (docs/PROTOCOL.md, Error codes).
     func inCenter<Result>(
         _ body: (SubscriptionCenter<Publication>) throws(CenterError) -> Result
     ) throws(ProtocolError) -> Result {

@@ -6,7 +6,7 @@ import SubscriptionProtocol
 ///
 /// - With `auth_token` or `users` set, only `HELLO`, `PING` and `QUIT` until `HELLO` has authenticated the session
 ///   (`AUTH`).
-/// - A user's session (shared/PROTOCOL.md, "Users and permissions") may `CREATE`/`REMOVE` only with the right,
+/// - A user's session (docs/PROTOCOL.md, Users and permissions) may `CREATE`/`REMOVE` only with the right,
 ///   `PUB`/`SEND` only to numbers its publish patterns permit, `SUB` only patterns whose every number its subscribe
 ///   patterns permit, and `GET` only numbers it may subscribe to (`DENIED`; a PUB's payload was read already).
 /// - The daemon's own numbers (first token `$SYS`, ``Names/isSystem(_:)``) may be subscribed to, never created,
