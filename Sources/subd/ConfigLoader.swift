@@ -18,7 +18,7 @@ struct ConfigLoader {
         var server: ServerConfiguration
         /// The log level.
         var logLevel: Logger.Level
-        /// The file that was read, if any.
+        /// The file looked for: `--config`, else ``defaultFile`` (read only if it exists).
         var file: String?
         /// The `cluster:` block (``ClusterConfig``); nil on a single node.
         var cluster: ClusterSettings?
