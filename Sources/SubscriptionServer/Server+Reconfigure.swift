@@ -6,7 +6,7 @@ public struct ReconfigureOutcome: Sendable, Equatable {
     /// Numbers created because the new configuration lists them and they did not exist.
     public var createdNumbers: [String] = []
     /// Keys whose new value takes a restart and was left as it runs (`listen`, `unix_socket`, `unix_socket_mode`,
-    /// `metrics_listen`).
+    /// `state_dir`, `fsync`, `metrics_listen`).
     public var needsRestart: [String] = []
 }
 
@@ -22,7 +22,8 @@ extension Server {
     ///
     /// - `max_line`, `max_payload` and `max_pending` apply to every open session from its next command on;
     ///   `max_connections`, `max_subscriptions` and `max_numbers` to the next request they limit.
-    /// - `auth_token` applies to the next `HELLO`; sessions that are already in stay in.
+    /// - `auth_token` applies to the next `HELLO`, and `auth_failure_delay` to the next failed one; sessions that
+    ///   are already in stay in.
     /// - `users` applies to the next `HELLO`, and to the sessions of users it changes (``applyUsers(_:)``).
     /// - TCP keepalive settings apply to the open TCP connections too; `command_timeout` and `auth_timeout` to every
     ///   open session from the next liveness check; a new `sys_interval` restarts the `$SYS.stats` timer.
@@ -30,8 +31,9 @@ extension Server {
     ///   explicitly (`REMOVE`), never behind their subscribers' backs.
     /// - `tls_cert`, `tls_key` and `tls_client_ca` are read again when TLS listeners run: new connections use the
     ///   new context, open ones keep theirs; files that do not load refuse the reload (the running context stays).
-    /// - Listeners stay as they are: a changed `listen`, `unix_socket`, `unix_socket_mode` or `metrics_listen` is
-    ///   reported in ``ReconfigureOutcome/needsRestart`` and takes effect at the next start.
+    /// - Listeners and the state directory stay as they are: a changed `listen`, `unix_socket`, `unix_socket_mode`,
+    ///   `metrics_listen`, `state_dir` or `fsync` is reported in ``ReconfigureOutcome/needsRestart`` and takes
+    ///   effect at the next start.
     /// - `metrics_top_numbers` applies from the next scrape (counting per number starts, or stops and forgets, when
     ///   it turns from or to 0).
     ///
@@ -93,7 +95,8 @@ extension Server {
                     do {
                         try new.tcpKeepalive.apply(to: session.fd)
                     } catch {
-                        logger.warning("reload: cannot set TCP keepalive: \(error)", metadata: ["session": "\(session.id)"])
+                        logger.warning(
+                            "reload: cannot set TCP keepalive: \(error)", metadata: ["session": "\(session.id)"])
                     }
                 }
             }

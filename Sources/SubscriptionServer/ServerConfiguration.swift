@@ -43,20 +43,24 @@ public struct ServerConfiguration: Sendable, Equatable {
     public var maxLine = 65_536
     /// Largest PUB/SEND payload in bytes.
     public var maxPayload = 1_048_576
-    /// A subscriber whose unsent output passes this many bytes is cut off.
+    /// Most bytes of unsent output a session may hold: a subscriber whose next message would pass it is cut off.
+    /// Counted as memory held (``OutputQueue/heldBytes``): each queued message's frame bytes, plus
+    /// ``Publication/overhead`` (120) for one shared by reference, and the session's reply buffer and entry list.
     public var maxPending = 33_554_432
     /// Most client connections at once; more are refused with `-ERR LIMIT`.
     public var maxConnections = 10_000
     /// Most subscriptions one session may hold.
     public var maxSubscriptions = 10_000
-    /// Most subscription numbers the center may hold.
+    /// Most subscription numbers clients may have (the daemon's own `$SYS.` numbers do not count).
     public var maxNumbers = 100_000
-    /// Secret that HELLO must present before any other command; nil for none.
+    /// Secret that `HELLO token=` may present to authenticate with every right; nil for none. With it (or ``users``)
+    /// set, a session may send only `HELLO`, `PING` and `QUIT` until it is authenticated.
     public var authToken: String? = nil
     /// The users (`users:`) who may authenticate with `HELLO name=<user> token=<secret>`, each with a salted hash of
     /// the secret and its own rights; empty for none (the default).
     public var users: [UserAccount] = []
-    /// How long a SIGTERM drain may take before the remaining connections are dropped, in seconds.
+    /// How long a SIGTERM drain may take before the remaining connections are dropped, in seconds. Not a key of the
+    /// configuration file.
     public var drainSeconds = 5.0
     /// TCP keepalive on accepted connections (`tcp_keepalive_idle`, `_interval`, `_count`).
     public var tcpKeepalive = TCPKeepalive(idle: 60, interval: 15, count: 4)
@@ -79,7 +83,8 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// How many of the busiest numbers (most messages published) the metrics show one by one; 0 for none.
     public var metricsTopNumbers = 20
 
-    /// The defaults listed in `config/subd.yaml`.
+    /// The defaults: subd's configuration table (`ConfigLoader.settings`) takes them from here, and
+    /// `config/subd.yaml` shows them.
     public init() {}
 
     /// `command_timeout` and `auth_timeout` as the liveness check uses them.
@@ -112,7 +117,8 @@ public struct ServerConfiguration: Sendable, Equatable {
         try positive(maxNumbers, "max_numbers")
         // The kernel's own bounds for the three keepalive options.
         guard (0...32_767).contains(tcpKeepalive.idle) else {
-            throw ConfigurationError(key: "tcp_keepalive_idle", problem: "must be 0 (off) to 32767 seconds, got \(tcpKeepalive.idle)")
+            throw ConfigurationError(
+                key: "tcp_keepalive_idle", problem: "must be 0 (off) to 32767 seconds, got \(tcpKeepalive.idle)")
         }
         guard (1...32_767).contains(tcpKeepalive.interval) else {
             throw ConfigurationError(
@@ -131,7 +137,8 @@ public struct ServerConfiguration: Sendable, Equatable {
             }
         }
         if let metricsListen, case .unix = metricsListen {
-            throw ConfigurationError(key: "metrics_listen", problem: "must be a TCP address HOST:PORT, got \(metricsListen)")
+            throw ConfigurationError(
+                key: "metrics_listen", problem: "must be a TCP address HOST:PORT, got \(metricsListen)")
         }
         guard (0...NumberCounters.maxShown).contains(metricsTopNumbers) else {
             throw ConfigurationError(

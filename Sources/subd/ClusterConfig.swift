@@ -14,15 +14,106 @@ import Yams
 ///   password: "..."
 ///   ack: all                    # optional: all (the default: +OK counts every node's receivers) or local
 ///   ack_timeout: 0.02           # optional: seconds +OK waits for the other nodes' counts (ack: all)
-///   replicas: 3                 # optional; the shared bucket's replicas, min(3, servers listed) by default
+///   replicas: 3                 # optional; the shared buckets' replicas, min(3, servers listed) by default
 /// ```
 ///
 /// Read here from the document the loader composed with Yams (as ``UsersConfig``), so its fields are checked
 /// together; each problem is one ``ConfigurationError`` keyed `cluster.<field>`. Read at start only: a reload keeps
 /// the cluster settings the node started with.
 enum ClusterConfig {
-    /// The fields of the block.
-    static let fields: Set<String> = ["servers", "node", "user", "password", "token", "ack", "ack_timeout", "replicas"]
+    /// The block's fields as read so far; a field left out keeps the value it starts with, its default.
+    struct Draft {
+        var servers: [NATSServerAddress] = []
+        var node: String?
+        var user: String?
+        var password: String?
+        var token: String?
+        var ack = ClusterSettings.AckMode.all
+        var ackTimeout = ClusterSettings.defaultAckTimeout
+        var replicas: Int?
+    }
+
+    private static let defaults = Draft()
+
+    /// The fields of the block, in the order config/subd.yaml documents them, each with its default and how it is
+    /// read.
+    static let fields: [ConfigField<Draft>] = [
+        ConfigField("servers", "a list of nats://HOST:PORT", .unset("required")) {
+            node, draft, fail throws(ConfigurationError) in
+            guard let list = node.sequence, !list.isEmpty else {
+                throw fail("must list the NATS servers to join through (nats://host:port)")
+            }
+            for entry in list {
+                guard let text = entry.scalar?.string else {
+                    throw fail("must be a list of strings (nats://host:port)")
+                }
+                do {
+                    draft.servers.append(try NATSServerAddress(parsing: text))
+                } catch {
+                    throw fail("'\(text)' is not nats://host:port")
+                }
+            }
+        },
+        ConfigField("node", "1 to 64 letters, digits, _ and -", .unset("required")) {
+            node, draft, fail throws(ConfigurationError) in
+            let name = try string(node, fail)
+            guard ClusterSettings.isValidNodeName(name) else {
+                throw fail("'\(name)' is not 1 to 64 letters, digits, _ and -")
+            }
+            draft.node = name
+        },
+        ConfigField("user", "a string (with password)", .unset("none")) {
+            node, draft, fail throws(ConfigurationError) in
+            draft.user = try string(node, fail)
+        },
+        ConfigField("password", "a string (with user)", .unset("none")) {
+            node, draft, fail throws(ConfigurationError) in
+            draft.password = try string(node, fail)
+        },
+        ConfigField("token", "a string (instead of user and password)", .unset("none")) {
+            node, draft, fail throws(ConfigurationError) in
+            draft.token = try string(node, fail)
+        },
+        ConfigField("ack", "all or local", .value(defaults.ack.rawValue)) {
+            node, draft, fail throws(ConfigurationError) in
+            let text = try string(node, fail)
+            guard let mode = ClusterSettings.AckMode(rawValue: text) else {
+                throw fail("'\(text)' is not a mode: all (+OK counts every node's receivers) or local (this node's)")
+            }
+            draft.ack = mode
+        },
+        ConfigField(
+            "ack_timeout", "seconds above 0, at most 5 (fractions allowed)",
+            .value(ConfigKeyInfo.seconds(seconds(defaults.ackTimeout)))
+        ) { node, draft, fail throws(ConfigurationError) in
+            let text = try string(node, fail)
+            guard let seconds = Double(text), seconds > 0, seconds <= 5 else {
+                throw fail("must be seconds above 0 and at most 5 (fractions allowed)")
+            }
+            draft.ackTimeout = .nanoseconds(Int64(seconds * 1_000_000_000))
+        },
+        ConfigField("replicas", "a whole number from 1 to 5", .unset("min(3, servers listed)")) {
+            node, draft, fail throws(ConfigurationError) in
+            let text = try string(node, fail)
+            guard let count = Int(text), (1...5).contains(count) else {
+                throw fail("must be a whole number from 1 to 5")
+            }
+            draft.replicas = count
+        },
+    ]
+
+    /// A non-empty scalar.
+    private static func string(_ node: Node, _ fail: (String) -> ConfigurationError) throws(ConfigurationError)
+        -> String
+    {
+        guard let text = node.scalar?.string, !text.isEmpty else { throw fail("must be a non-empty string") }
+        return text
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
 
     /// The settings under `cluster:` in `document`; nil when the key is absent or empty.
     static func settings(in document: Node.Mapping) throws(ConfigurationError) -> ClusterSettings? {
@@ -30,49 +121,31 @@ enum ClusterConfig {
         guard let mapping = block.mapping else {
             throw ConfigurationError(key: "cluster", problem: "must be a mapping (servers:, node:, ...)")
         }
+        let names = fields.map(\.info.name)
         for key in mapping.keys {
             let name = key.string ?? "\(key)"
-            guard !fields.contains(name) else { continue }
+            guard !names.contains(name) else { continue }
             throw ConfigurationError(
-                key: "cluster.\(name)", problem: "unknown field (known: \(fields.sorted().joined(separator: ", ")))")
+                key: "cluster.\(name)", problem: "unknown field (known: \(names.sorted().joined(separator: ", ")))")
         }
-        func string(_ field: String) throws(ConfigurationError) -> String? {
-            guard let node = mapping[field], node.null == nil else { return nil }
-            guard let text = node.scalar?.string, !text.isEmpty else {
-                throw ConfigurationError(key: "cluster.\(field)", problem: "must be a non-empty string")
+        var draft = Draft()
+        for field in fields {
+            let name = field.info.name
+            func fail(_ problem: String) -> ConfigurationError {
+                ConfigurationError(key: "cluster.\(name)", problem: problem)
             }
-            return text
-        }
-
-        guard let list = mapping["servers"]?.sequence, !list.isEmpty else {
-            throw ConfigurationError(
-                key: "cluster.servers", problem: "must list the NATS servers to join through (nats://host:port)")
-        }
-        var servers: [NATSServerAddress] = []
-        for entry in list {
-            guard let text = entry.scalar?.string else {
-                throw ConfigurationError(key: "cluster.servers", problem: "must be a list of strings (nats://host:port)")
+            guard let node = mapping[name], node.null == nil else {
+                if name == "servers" { throw fail("must list the NATS servers to join through (nats://host:port)") }
+                if name == "node" { throw fail("must name this node (letters, digits, _ and -)") }
+                continue
             }
-            do {
-                servers.append(try NATSServerAddress(parsing: text))
-            } catch {
-                throw ConfigurationError(key: "cluster.servers", problem: "'\(text)' is not nats://host:port")
-            }
+            try field.read(node, &draft, fail)
         }
-
-        guard let node = try string("node") else {
+        guard let node = draft.node else {
             throw ConfigurationError(key: "cluster.node", problem: "must name this node (letters, digits, _ and -)")
         }
-        guard ClusterSettings.isValidNodeName(node) else {
-            throw ConfigurationError(
-                key: "cluster.node", problem: "'\(node)' is not 1 to 64 letters, digits, _ and -")
-        }
-
-        let user = try string("user")
-        let password = try string("password")
-        let token = try string("token")
         var authentication: NATSAuthentication?
-        switch (user, password, token) {
+        switch (draft.user, draft.password, draft.token) {
         case (nil, nil, nil): authentication = nil
         case (let user?, let password?, nil): authentication = .user(user, password: password)
         case (nil, nil, let token?): authentication = .token(token)
@@ -81,34 +154,8 @@ enum ClusterConfig {
         default:
             throw ConfigurationError(key: "cluster.user", problem: "user and password go together")
         }
-
-        var ack = ClusterSettings.AckMode.all
-        if let text = try string("ack") {
-            guard let mode = ClusterSettings.AckMode(rawValue: text) else {
-                throw ConfigurationError(
-                    key: "cluster.ack",
-                    problem: "'\(text)' is not a mode: all (+OK counts every node's receivers) or local (this node's)")
-            }
-            ack = mode
-        }
-        var ackTimeout = ClusterSettings.defaultAckTimeout
-        if let text = try string("ack_timeout") {
-            guard let seconds = Double(text), seconds > 0, seconds <= 5 else {
-                throw ConfigurationError(
-                    key: "cluster.ack_timeout", problem: "must be seconds above 0 and at most 5 (fractions allowed)")
-            }
-            ackTimeout = .nanoseconds(Int64(seconds * 1_000_000_000))
-        }
-
-        var replicas: Int?
-        if let text = try string("replicas") {
-            guard let count = Int(text), (1...5).contains(count) else {
-                throw ConfigurationError(key: "cluster.replicas", problem: "must be a whole number from 1 to 5")
-            }
-            replicas = count
-        }
         return ClusterSettings(
-            servers: servers, node: node, authentication: authentication, ack: ack, ackTimeout: ackTimeout,
-            replicas: replicas)
+            servers: draft.servers, node: node, authentication: authentication, ack: draft.ack,
+            ackTimeout: draft.ackTimeout, replicas: draft.replicas)
     }
 }

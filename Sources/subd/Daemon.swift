@@ -151,15 +151,21 @@ final class Daemon: @unchecked Sendable {
             let loaded = try result.get()
             let outcome = try server.reconfigure(loaded.server)
             for key in outcome.needsRestart {
-                // metrics_listen is bound by subd itself, with or without the sockets systemd passes in.
-                if inherited.isEmpty || key == "metrics_listen" {
+                switch key {
+                case "state_dir", "fsync":
+                    logger.warning("reload: \(key) changed; the state stays as it is until subd restarts")
+                case "metrics_listen":
+                    // Bound by subd itself, with or without the sockets systemd passes in.
                     logger.warning("reload: \(key) changed; the listeners stay as they are until subd restarts")
-                } else {
+                case _ where inherited.isEmpty:
+                    logger.warning("reload: \(key) changed; the listeners stay as they are until subd restarts")
+                default:
                     logger.warning("reload: \(key) changed; not used while serving the sockets systemd passed in")
                 }
             }
             if loaded.cluster != cluster?.settings {
-                logger.warning("reload: cluster changed; the node keeps the cluster settings it started with until subd restarts")
+                logger.warning(
+                    "reload: cluster changed; the node keeps the cluster settings it started with until subd restarts")
             }
             var metadata: Logger.Metadata = ["log_level": "\(loaded.logLevel)"]
             if !outcome.createdNumbers.isEmpty {

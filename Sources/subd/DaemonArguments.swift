@@ -12,10 +12,13 @@ struct DaemonArguments {
     var wantsHelp = false
     /// `--version` was given.
     var wantsVersion = false
+    /// `--print-config-keys` was given: print every configuration key, its kind and its default, then exit.
+    var wantsConfigKeys = false
 
     /// The usage text for `--help` and usage errors.
     static let usage = """
         usage: subd [--config FILE] [--listen HOST:PORT]... [--unix PATH] [--log-level LEVEL]
+               subd --print-config-keys
                subd hash-secret [--iterations N]    (reads a secret on stdin, prints the users: secret_hash)
 
         Runs the subd publish/subscribe daemon in the foreground.
@@ -24,12 +27,15 @@ struct DaemonArguments {
           --config FILE        YAML config file (default: /etc/subd/subd.yaml when it exists)
           --listen HOST:PORT   listen on this TCP address; repeat for more; port 0 picks a free port
                                (replaces the config's `listen` list)
-          --unix PATH          also listen on a Unix socket at PATH
+          --unix PATH          also listen on a Unix socket at PATH (replaces the config's `unix_socket`)
           --log-level LEVEL    trace, debug, info, notice, warning, error or critical
+          --print-config-keys  print every config key (nested ones as users[].name, cluster.node), what it
+                               takes and its default, tab-separated, and exit
           --version            print the version and exit
           -h, --help           print this help and exit
 
-        Every config key can also be set in the environment as SUBD_<KEY> (e.g. SUBD_MAX_PAYLOAD=4096).
+        Every config key but users and cluster can also be set in the environment as SUBD_<KEY> (e.g.
+        SUBD_MAX_PAYLOAD=4096; lists comma-separated).
         Precedence: command line, then environment, then config file, then built-in defaults.
         """
 
@@ -67,6 +73,7 @@ struct DaemonArguments {
         case "--log-level": logLevel = try value(flag)
         case "-h", "--help": wantsHelp = true
         case "--version": wantsVersion = true
+        case "--print-config-keys": wantsConfigKeys = true
         default: throw UsageError(message: "unknown option '\(flag)'")
         }
     }

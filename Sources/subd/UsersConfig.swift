@@ -18,10 +18,68 @@ import Yams
 /// loader composed with Yams. Each problem is one ``ConfigurationError`` keyed `users[<index>] (<name>)` that
 /// names the field; the names and patterns are checked by ``ServerConfiguration/validate()``.
 enum UsersConfig {
-    /// The fields of one user.
-    static let fields: Set<String> = [
-        "name", "secret_hash", "publish", "subscribe", "deny_publish", "deny_subscribe", "create_remove",
+    /// One user's fields as read so far; a field left out keeps the value it starts with, its default.
+    struct Draft {
+        var name: String?
+        var secret: SecretHash?
+        var publish: [String] = []
+        var subscribe: [String] = []
+        var denyPublish: [String] = []
+        var denySubscribe: [String] = []
+        var mayCreateAndRemove = false
+    }
+
+    private static let defaults = Draft()
+
+    /// The fields of one user, in the order config/subd.yaml documents them, each with its default and how it is read.
+    static let fields: [ConfigField<Draft>] = [
+        ConfigField("name", "a user name", .unset("required")) { node, draft, fail throws(ConfigurationError) in
+            guard let text = node.scalar?.string else { throw fail("has no name (a string)") }
+            draft.name = text
+        },
+        ConfigField("secret_hash", "the output of `subd hash-secret`", .unset("required")) {
+            node, draft, fail throws(ConfigurationError) in
+            guard let text = node.scalar?.string else {
+                throw fail("has no secret_hash (a string; `subd hash-secret` makes one)")
+            }
+            do {
+                draft.secret = try SecretHash(parsing: text)
+            } catch {
+                throw fail("secret_hash \(error)")
+            }
+        },
+        patterns("publish", \.publish),
+        patterns("subscribe", \.subscribe),
+        patterns("deny_publish", \.denyPublish),
+        patterns("deny_subscribe", \.denySubscribe),
+        ConfigField("create_remove", "true or false", .value(String(defaults.mayCreateAndRemove))) {
+            node, draft, fail throws(ConfigurationError) in
+            guard let value = node.bool else {
+                throw fail("create_remove must be true or false, got '\(node.scalar?.string ?? "\(node)")'")
+            }
+            draft.mayCreateAndRemove = value
+        },
     ]
+
+    /// A list of patterns; absent or empty is none.
+    private static func patterns(
+        _ name: String, _ path: WritableKeyPath<Draft, [String]> & Sendable
+    ) -> ConfigField<Draft> {
+        ConfigField(name, "a list of patterns", .value(ConfigKeyInfo.list(defaults[keyPath: path]))) {
+            node, draft, fail throws(ConfigurationError) in
+            guard let items = node.sequence else {
+                throw fail("\(name) must be a list of patterns, e.g. [\"A.>\"]")
+            }
+            var patterns: [String] = []
+            for (position, item) in items.enumerated() {
+                guard let text = item.scalar?.string, item.null == nil else {
+                    throw fail("\(name)[\(position)] must be a pattern (a quoted string such as \"A.*\")")
+                }
+                patterns.append(text)
+            }
+            draft[keyPath: path] = patterns
+        }
+    }
 
     /// The accounts listed under `users:` in `document`; none when the key is absent or empty.
     static func accounts(in document: Node.Mapping) throws(ConfigurationError) -> [UserAccount] {
@@ -29,6 +87,7 @@ enum UsersConfig {
         guard let entries = list.sequence else {
             throw ConfigurationError(key: "users", problem: "must be a list of users (- name: ..., secret_hash: ...)")
         }
+        let names = fields.map(\.info.name)
         var accounts: [UserAccount] = []
         for (index, entry) in entries.enumerated() {
             guard let mapping = entry.mapping else {
@@ -41,49 +100,27 @@ enum UsersConfig {
             var seen: Set<String> = []
             for field in mapping.keys {
                 let text = field.string ?? "\(field)"
-                guard fields.contains(text) else {
-                    throw fail("unknown field '\(text)' (fields: \(fields.sorted().joined(separator: ", ")))")
+                guard names.contains(text) else {
+                    throw fail("unknown field '\(text)' (fields: \(names.sorted().joined(separator: ", ")))")
                 }
                 guard seen.insert(text).inserted else { throw fail("\(text) is given twice") }
             }
-            guard let name else { throw fail("has no name (a string)") }
-            guard let hashText = mapping["secret_hash"].flatMap({ $0.null == nil ? $0.scalar?.string : nil }) else {
+            guard name != nil else { throw fail("has no name (a string)") }
+            var draft = Draft()
+            for field in fields {
+                guard let node = mapping[field.info.name], node.null == nil else { continue }
+                try field.read(node, &draft, fail)
+            }
+            guard let name = draft.name else { throw fail("has no name (a string)") }
+            guard let secret = draft.secret else {
                 throw fail("has no secret_hash (a string; `subd hash-secret` makes one)")
-            }
-            let secret: SecretHash
-            do {
-                secret = try SecretHash(parsing: hashText)
-            } catch {
-                throw fail("secret_hash \(error)")
-            }
-            /// The patterns of a list field: absent or empty is none.
-            func patterns(_ field: String) throws(ConfigurationError) -> [String] {
-                guard let node = mapping[field], node.null == nil else { return [] }
-                guard let items = node.sequence else {
-                    throw fail("\(field) must be a list of patterns, e.g. [\"A.>\"]")
-                }
-                var patterns: [String] = []
-                for (position, item) in items.enumerated() {
-                    guard let text = item.scalar?.string, item.null == nil else {
-                        throw fail("\(field)[\(position)] must be a pattern (a quoted string such as \"A.*\")")
-                    }
-                    patterns.append(text)
-                }
-                return patterns
-            }
-            var mayCreateAndRemove = false
-            if let node = mapping["create_remove"] {
-                guard let value = node.bool else {
-                    throw fail("create_remove must be true or false, got '\(node.scalar?.string ?? "\(node)")'")
-                }
-                mayCreateAndRemove = value
             }
             accounts.append(
                 UserAccount(
                     name: name, secret: secret,
-                    publish: PatternRules(allow: try patterns("publish"), deny: try patterns("deny_publish")),
-                    subscribe: PatternRules(allow: try patterns("subscribe"), deny: try patterns("deny_subscribe")),
-                    mayCreateAndRemove: mayCreateAndRemove))
+                    publish: PatternRules(allow: draft.publish, deny: draft.denyPublish),
+                    subscribe: PatternRules(allow: draft.subscribe, deny: draft.denySubscribe),
+                    mayCreateAndRemove: draft.mayCreateAndRemove))
         }
         return accounts
     }

@@ -33,6 +33,10 @@ if arguments.wantsHelp {
     print(DaemonArguments.usage)
     exit(0)
 }
+if arguments.wantsConfigKeys {
+    for key in ConfigLoader.allKeys { print(key.listing) }
+    exit(0)
+}
 if arguments.wantsVersion {
     print("subd \(SubdVersion.current)")
     exit(0)

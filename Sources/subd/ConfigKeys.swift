@@ -1,0 +1,291 @@
+import Logging
+import SubscriptionServer
+import SubscriptionState
+import Yams
+
+/// One key of the configuration file, as config/subd.yaml documents it and `subd --print-config-keys` lists it.
+struct ConfigKeyInfo: Sendable {
+    /// What a key holds when neither the command line, the environment nor the file sets it.
+    enum Default: Sendable, Equatable {
+        /// This value, written as in the YAML file (`65536`, `"0660"`, `[]`, `turn`).
+        case value(String)
+        /// No value: the key is unset until it is given; the text says what that means.
+        case unset(String)
+    }
+
+    /// The key as written: `max_line`; a field of a mapping `cluster.node`; of each entry of a list `users[].name`.
+    var name: String
+    /// How its value is read: `a whole number`, `seconds`, ...
+    var kind: String
+    /// Its built-in default.
+    var defaultValue: Default
+
+    /// The line `subd --print-config-keys` prints: the name, the kind and `default <yaml>` or `unset <meaning>`,
+    /// separated by tabs.
+    var listing: String {
+        switch defaultValue {
+        case .value(let text): "\(name)\t\(kind)\tdefault \(text)"
+        case .unset(let meaning): "\(name)\t\(kind)\tunset \(meaning)"
+        }
+    }
+
+    /// `text` as a YAML double-quoted scalar.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+
+    /// `values` as a YAML flow sequence of double-quoted strings: `[]`, `["a", "b"]`.
+    static func list(_ values: [String]) -> String {
+        "[" + values.map(quoted).joined(separator: ", ") + "]"
+    }
+
+    /// A number of seconds as the file writes it: `10`, `0.5`.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
+    }
+}
+
+/// A field of a mapping read by hand from the YAML document (`users:` entries, `cluster:`): its documentation and
+/// how it is read into `Draft`, the value being built, whose initial values are the fields' defaults.
+struct ConfigField<Draft>: Sendable {
+    /// The field's name (without its parent's), kind and default.
+    var info: ConfigKeyInfo
+    /// Reads the field's node (never null) into the draft; `fail` makes an error naming the field.
+    var read: Reader
+
+    /// How a field is read.
+    typealias Reader = @Sendable (_ node: Node, _ draft: inout Draft, _ fail: (String) -> ConfigurationError)
+        throws(ConfigurationError) -> Void
+
+    /// The field named `name` of kind `kind`, whose default is `defaultValue`.
+    init(
+        _ name: String, _ kind: String, _ defaultValue: ConfigKeyInfo.Default,
+        read: @escaping Reader
+    ) {
+        info = ConfigKeyInfo(name: name, kind: kind, defaultValue: defaultValue)
+        self.read = read
+    }
+}
+
+extension ConfigLoader {
+    /// One top-level key of the file: its documentation, and how the loader reads it into ``Loaded``.
+    struct Setting: Sendable {
+        /// Name, kind and default.
+        var info: ConfigKeyInfo
+        /// True for a key read by hand from the YAML document (`users`, `cluster`) rather than through
+        /// swift-configuration (so it is never read from the environment).
+        var fromDocumentOnly: Bool
+        /// Reads the key into `loaded`, which holds the defaults until then; a key that is not set leaves it.
+        var read: @Sendable (_ loader: ConfigLoader, _ loaded: inout Loaded) throws(ConfigurationError) -> Void
+    }
+
+    /// The settings subd runs with when nothing is configured: every default below comes from here.
+    static let defaults = Loaded(server: ServerConfiguration(), logLevel: .info, file: nil, cluster: nil)
+
+    /// Every top-level key subd reads, in the order of config/subd.yaml, with its default and how it is read: the one
+    /// table the loader reads the file by (``load(_:)``), refuses unknown keys by, and `subd --print-config-keys`
+    /// prints. The defaults are those of ``defaults`` (``ServerConfiguration``'s own), written as the file writes
+    /// them.
+    static let settings: [Setting] = [
+        Setting(
+            info: ConfigKeyInfo(
+                name: "listen", kind: "a list of HOST:PORT, [IPv6]:PORT, unix:PATH or tls://HOST:PORT",
+                defaultValue: .value(ConfigKeyInfo.list(
+                    defaults.server.listen.map(\.endpoint)
+                        + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }))),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let listen = try loader.strings("listen") else { return }
+            var addresses: [ListenAddress] = []
+            var tlsAddresses: [ListenAddress] = []
+            for text in listen {
+                if text.hasPrefix(tlsScheme) {
+                    tlsAddresses.append(try ListenAddress(parsing: String(text.dropFirst(tlsScheme.count))))
+                } else {
+                    addresses.append(try ListenAddress(parsing: text))
+                }
+            }
+            loaded.server.listen = addresses
+            loaded.server.tlsListen = tlsAddresses
+        },
+        credential("tls_cert", \.server.tlsCertificate, unset: "none: tls:// listeners cannot start"),
+        credential("tls_key", \.server.tlsKey, unset: "none: tls:// listeners cannot start"),
+        credential("tls_client_ca", \.server.tlsClientCA, unset: "none: no client certificate is asked for"),
+        optionalString(
+            "unix_socket", "a path; \"\" for none", \.server.unixSocket, unset: "none: no Unix socket",
+            parse: { text throws(ConfigurationError) in text }),
+        Setting(
+            info: ConfigKeyInfo(
+                name: "unix_socket_mode", kind: "octal permission bits",
+                defaultValue: .value(ConfigKeyInfo.quoted(octal(defaults.server.unixSocketMode)))),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let mode = try loader.string("unix_socket_mode") else { return }
+            guard let bits = UInt32(mode, radix: 8), bits <= 0o777 else {
+                throw ConfigurationError(
+                    key: "unix_socket_mode", problem: "'\(mode)' is not octal permission bits such as 0660")
+            }
+            loaded.server.unixSocketMode = bits
+        },
+        Setting(
+            info: ConfigKeyInfo(
+                name: "numbers", kind: "a list of numbers",
+                defaultValue: .value(ConfigKeyInfo.list(defaults.server.numbers))),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            if let numbers = try loader.strings("numbers") { loaded.server.numbers = numbers }
+        },
+        int("max_line", \.server.maxLine),
+        int("max_payload", \.server.maxPayload),
+        int("max_pending", \.server.maxPending),
+        int("max_connections", \.server.maxConnections),
+        int("max_subscriptions", \.server.maxSubscriptions),
+        int("max_numbers", \.server.maxNumbers),
+        optionalString(
+            "auth_token", "a secret; \"\" for none", \.server.authToken, unset: "none: no shared secret",
+            parse: { text throws(ConfigurationError) in text }),
+        Setting(
+            info: ConfigKeyInfo(
+                name: "users", kind: "a list of users (mappings of the users[] fields)",
+                defaultValue: defaults.server.users.isEmpty ? .unset("no users") : .value("(users)")),
+            fromDocumentOnly: true
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let document = loader.document else { return }
+            loaded.server.users = try UsersConfig.accounts(in: document)
+        },
+        int("tcp_keepalive_idle", \.server.tcpKeepalive.idle, kind: "whole seconds; 0 for off"),
+        int("tcp_keepalive_interval", \.server.tcpKeepalive.interval, kind: "whole seconds"),
+        int("tcp_keepalive_count", \.server.tcpKeepalive.count),
+        seconds("command_timeout", \.server.commandTimeout),
+        seconds("auth_timeout", \.server.authTimeout),
+        seconds("auth_failure_delay", \.server.authFailureDelay),
+        seconds("sys_interval", \.server.sysInterval),
+        Setting(
+            info: ConfigKeyInfo(
+                name: "metrics_listen", kind: "HOST:PORT; \"\" for none",
+                defaultValue: defaults.server.metricsListen.map { .value(ConfigKeyInfo.quoted($0.endpoint)) }
+                    ?? .unset("none: no metrics endpoint")),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let address = try loader.string("metrics_listen") else { return }
+            loaded.server.metricsListen =
+                address.isEmpty ? nil : try ListenAddress(parsing: address, key: "metrics_listen")
+        },
+        int("metrics_top_numbers", \.server.metricsTopNumbers),
+        Setting(
+            info: ConfigKeyInfo(
+                name: "state_dir", kind: "a directory; \"\" for none",
+                defaultValue: defaults.server.stateDirectory.map { .value(ConfigKeyInfo.quoted($0)) }
+                    ?? .unset("systemd's $STATE_DIRECTORY when it is set, else none")),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            loaded.server.stateDirectory = try loader.stateDirectory()
+        },
+        Setting(
+            info: ConfigKeyInfo(
+                name: "fsync", kind: "turn or everysec",
+                defaultValue: .value(defaults.server.fsync.configurationValue)),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let text = try loader.string("fsync") else { return }
+            guard let policy = FsyncPolicy(configurationValue: text) else {
+                throw ConfigurationError(key: "fsync", problem: "'\(text)' is not turn or everysec")
+            }
+            loaded.server.fsync = policy
+        },
+        Setting(
+            info: ConfigKeyInfo(
+                name: "cluster", kind: "a mapping of the cluster fields",
+                defaultValue: defaults.cluster == nil ? .unset("none: a single node") : .value("(cluster)")),
+            fromDocumentOnly: true
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let document = loader.document else { return }
+            loaded.cluster = try ClusterConfig.settings(in: document)
+        },
+        Setting(
+            info: ConfigKeyInfo(
+                name: "log_level", kind: "trace, debug, info, notice, warning, error or critical",
+                defaultValue: .value(defaults.logLevel.rawValue)),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let text = try loader.string("log_level") else { return }
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                throw ConfigurationError(
+                    key: "log_level",
+                    problem: "'\(text)' is not one of trace, debug, info, notice, warning, error, critical")
+            }
+            loaded.logLevel = level
+        },
+    ]
+
+    /// Every key of the file, nested fields included (`users[].name`, `cluster.node`), in the file's order: what
+    /// `subd --print-config-keys` prints.
+    static var allKeys: [ConfigKeyInfo] {
+        settings.flatMap { setting -> [ConfigKeyInfo] in
+            switch setting.info.name {
+            case "users": [setting.info] + UsersConfig.fields.map { nested($0.info, in: "users[]") }
+            case "cluster": [setting.info] + ClusterConfig.fields.map { nested($0.info, in: "cluster") }
+            default: [setting.info]
+            }
+        }
+    }
+
+    private static func nested(_ info: ConfigKeyInfo, in parent: String) -> ConfigKeyInfo {
+        ConfigKeyInfo(name: parent + "." + info.name, kind: info.kind, defaultValue: info.defaultValue)
+    }
+
+    private static func octal(_ bits: UInt32) -> String {
+        let digits = String(bits, radix: 8)
+        return String(repeating: "0", count: max(0, 4 - digits.count)) + digits
+    }
+
+    // MARK: Kinds of settings
+
+    private static func int(
+        _ name: String, _ path: WritableKeyPath<Loaded, Int> & Sendable, kind: String = "a whole number"
+    ) -> Setting {
+        Setting(
+            info: ConfigKeyInfo(name: name, kind: kind, defaultValue: .value(String(defaults[keyPath: path]))),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            loaded[keyPath: path] = try loader.int(name, default: loaded[keyPath: path])
+        }
+    }
+
+    /// A number of seconds, whole or not (`30`, `0.5`).
+    private static func seconds(_ name: String, _ path: WritableKeyPath<Loaded, Double> & Sendable) -> Setting {
+        Setting(
+            info: ConfigKeyInfo(
+                name: name, kind: "seconds (fractions allowed)",
+                defaultValue: .value(ConfigKeyInfo.seconds(defaults[keyPath: path]))),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            loaded[keyPath: path] = try loader.seconds(name, default: loaded[keyPath: path])
+        }
+    }
+
+    /// A string where `""` means none, as does leaving it out (when the default is none).
+    private static func optionalString(
+        _ name: String, _ kind: String, _ path: WritableKeyPath<Loaded, String?> & Sendable, unset: String,
+        parse: @escaping @Sendable (String) throws(ConfigurationError) -> String
+    ) -> Setting {
+        Setting(
+            info: ConfigKeyInfo(
+                name: name, kind: kind,
+                defaultValue: defaults[keyPath: path].map { .value(ConfigKeyInfo.quoted($0)) } ?? .unset(unset)),
+            fromDocumentOnly: false
+        ) { loader, loaded throws(ConfigurationError) in
+            guard let text = try loader.string(name) else { return }
+            loaded[keyPath: path] = text.isEmpty ? nil : try parse(text)
+        }
+    }
+
+    /// A file path that may name a systemd credential (``credentialPath(_:_:)``).
+    private static func credential(
+        _ name: String, _ path: WritableKeyPath<Loaded, String?> & Sendable, unset: String
+    ) -> Setting {
+        optionalString(name, "a PEM file path or credential:NAME; \"\" for none", path, unset: unset) {
+            text throws(ConfigurationError) in try credentialPath(text, name)
+        }
+    }
+}
