@@ -131,7 +131,7 @@ echo "consumer-test: building a package that depends on subd $version (a clone o
     "$(wc -l < "$package/blocks/blocks.txt") blocks of docs/SWIFT.md"
 build_started=$SECONDS
 "$swift" build --quiet --package-path "$package" --scratch-path "$work/build" \
-    || fail "the consumer package did not build (errors in docs/SWIFT.md's blocks name its lines)"
+    || fail "the consumer package did not build (see above; errors in docs/SWIFT.md's blocks name its lines)"
 program="$("$swift" build --package-path "$package" --scratch-path "$work/build" --show-bin-path)/$target"
 build_seconds=$((SECONDS - build_started))
 
