@@ -51,6 +51,10 @@ cleanup() {
     else
         rm -rf "$work"
     fi
+    # SwiftPM's lock files for the scratch path, left in the temporary directory beside it (the path, / as _).
+    local locks
+    locks=$(printf '%s' "$work/build" | tr / _)
+    rm -f "${TMPDIR:-/tmp}/$locks".lock "${TMPDIR:-/tmp}/$locks"_*.lock
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
