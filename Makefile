@@ -71,6 +71,15 @@ test: deps-test lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-swift-testing
 	$(MAKE) --no-print-directory alloc-guard-release
+	$(MAKE) --no-print-directory consumer-test
+
+## consumer-test: a package of its own, made in a temporary directory, that depends on a tagged clone of this
+## repository's HEAD by version (SwiftPM's rules for versioned packages), builds docs/SWIFT.md's code with a check of
+## SubscriptionNotifications and SubscriptionClient, and runs them against a debug subd (scripts/consumer-test.sh)
+.PHONY: consumer-test
+consumer-test: deps
+	$(SWIFT) build --product subd
+	SWIFT="$(SWIFT)" scripts/consumer-test.sh "$$($(SWIFT) build --show-bin-path)"
 
 ## format: format every Swift file in place with the toolchain's swift-format (configuration: .swift-format, 4 spaces,
 ## 120 columns)
