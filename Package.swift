@@ -85,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "shopping-cart", dependencies: ["SubscriptionNotifications"], path: "Examples/ShoppingCart"
         ),
-        // The README's "From Swift" network example, the same cart on a running subd with ReconnectingClient
+        // The network cart of docs/SWIFT.md, the same cart on a running subd with ReconnectingClient
         // (`swift run network-cart [HOST:PORT...]`); ReconnectingClientTests runs it and checks its output.
         .executableTarget(
             name: "network-cart", dependencies: ["SubscriptionClient", "SubscriptionWire"], path: "Examples/NetworkCart"

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// `Examples/ShoppingCart`, run as built (`swift build` builds it beside the tests), must print what the README
-/// shows.
+/// `Examples/ShoppingCart`, run as built (`swift build` builds it beside the tests), must print the cart's story:
+/// the totals, the retained count's old and new values, and a released controller that no post reaches.
 final class ShoppingCartExampleTests: XCTestCase {
     func testShoppingCartPrintsTheCartAndTheCountsOldAndNew() throws {
         let executable = try Self.locate("shopping-cart")
