@@ -58,9 +58,10 @@ extension NotificationHub {
     /// the handler is not started again (a call already running on another thread finishes).
     ///
     /// ```swift
-    /// let total = Mutex(0)
+    /// final class Tally: Sendable { let total = Mutex(0) }  // a Mutex is not copyable: a closure cannot capture one
+    /// let tally = Tally()
     /// let token = try hub.addObserver(for: "CART.changes") { note in
-    ///     total.withLock { $0 += note.text == "plus" ? 1 : -1 }
+    ///     tally.total.withLock { $0 += note.text == "plus" ? 1 : -1 }
     /// }
     /// // keep `token` for as long as the observer should stay
     /// ```
