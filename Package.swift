@@ -69,8 +69,8 @@ let package = Package(
         .target(name: "SubscriptionClient", dependencies: ["SubscriptionWire", "SubscriptionSystem", "COpenSSL"]),
         // A NATS client for the cluster bridge (docs/CLUSTER.md): the client protocol's byte-level parser and encoder
         // and a connection state machine (pure, socket-free), a client on a serial DispatchQueue it is given (the
-        // server's loop queue) over SubscriptionSystem's sockets, and JetStream key-value buckets. No Foundation: the
-        // few JSON fields it needs are parsed and written by hand.
+        // server's loop queue) over SubscriptionSystem's sockets, and JetStream key-value buckets. JSON (INFO, CONNECT,
+        // the JetStream API) with Foundation's JSONDecoder and JSONEncoder, from FoundationEssentials.
         .target(
             name: "SubscriptionNATS",
             dependencies: ["SubscriptionSystem", "SubscriptionWire", .product(name: "Logging", package: "swift-log")]

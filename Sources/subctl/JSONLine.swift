@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import Glibc
 import SubscriptionClient
 import SubscriptionWire
@@ -34,6 +39,6 @@ enum JSONLine {
         return "{" + members.joined(separator: ",") + "}"
     }
 
-    /// Standard base64 with padding (``Base64/encode(_:)``).
-    static func base64(_ bytes: [UInt8]) -> String { Base64.encode(bytes) }
+    /// Standard base64 with padding (RFC 4648 section 4), with Foundation's encoder.
+    static func base64(_ bytes: [UInt8]) -> String { Data(bytes).base64EncodedString() }
 }

@@ -29,9 +29,19 @@ final class NATSParserMalformedTests: XCTestCase {
         ("HMSG a 1 12 12\r\nNATS/1.0\r\nK:\r\n\r\n", .badHeaderBlock("no empty line at the end")),
         ("HMSG a 1 18 18\r\nNATS/1.0\r\n\r\nabcd\r\n\r\n", .badHeaderBlock("bytes after the empty line")),
         ("INFO {\"max_payload\":0}\r\n", .badInfo("max_payload 0 is not positive")),
-        ("INFO [1]\r\n", .badInfo("not a JSON object")),
-        ("INFO {\"a\":}\r\n", .badInfo("expected a value at byte 5")),
     ]
+
+    /// JSON that is not an `INFO` object ends the parse with `badInfo` and the decoder's reason (its words are
+    /// Foundation's), in every feed mode.
+    func testAnInfoThatIsNotAJSONObjectIsBadInfo() {
+        for json in ["[1]", "{\"a\":}", "{\"max_payload\":\"big\"}", "{\"connect_urls\":[1]}"] {
+            var parser = NATSParser()
+            parser.append(contentsOf: bytes("INFO \(json)\r\n"))
+            guard case .failure(.badInfo(let reason))? = parser.next() else { return XCTFail("\(json) is not badInfo") }
+            XCTAssertFalse(reason.isEmpty, json)
+            assertParses(bytes("PING\r\nINFO \(json)\r\nPING\r\n"), [.success(.ping), .failure(.badInfo(reason))])
+        }
+    }
 
     func testEachMalformedFrameEndsTheParseWithItsError() {
         for (input, error) in table {

@@ -1,7 +1,6 @@
 import XCTest
 
 @testable import SubscriptionServer
-import SubscriptionWire
 
 /// A user's stored secret: PBKDF2-HMAC-SHA256 with random salt, written `pbkdf2-sha256$<iterations>$<salt>$<hash>`.
 /// The known answers were computed with an independent PBKDF2 loop (Python's `hmac` module, not OpenSSL's
@@ -29,8 +28,8 @@ final class SecretHashTests: XCTestCase {
         XCTAssertEqual(fields.count, 4)
         XCTAssertEqual(fields[0], "pbkdf2-sha256")
         XCTAssertEqual(fields[1], "\(SecretHash.defaultIterations)")
-        XCTAssertEqual(Base64.decode(fields[2])?.count, 16)
-        XCTAssertEqual(Base64.decode(fields[3])?.count, 32)
+        XCTAssertEqual(SecretHash.bytes(base64: fields[2])?.count, 16)
+        XCTAssertEqual(SecretHash.bytes(base64: fields[3])?.count, 32)
     }
 
     func testWrongSecretsDoNotVerify() throws {
@@ -150,13 +149,13 @@ final class SecretHashTests: XCTestCase {
         let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
                        "foobar": "Zm9vYmFy"]
         for (plain, encoded) in vectors {
-            XCTAssertEqual(Base64.encode(Array(plain.utf8)), encoded)
-            XCTAssertEqual(Base64.decode(encoded[...]), Array(plain.utf8), encoded)
+            XCTAssertEqual(SecretHash.base64(Array(plain.utf8)), encoded)
+            XCTAssertEqual(SecretHash.bytes(base64: encoded[...]), Array(plain.utf8), encoded)
         }
         let allBytes = (0...255).map(UInt8.init)
-        XCTAssertEqual(Base64.decode(Base64.encode(allBytes)[...]), allBytes)
+        XCTAssertEqual(SecretHash.bytes(base64: SecretHash.base64(allBytes)[...]), allBytes)
         for bad in ["Zg", "Zg=", "Zh==", "Zm9=", "Z===", "=Zg=", "Zg==Zg==", "Zm 9v", "Zm9v\n", "Zm-v", "Zm_v"] {
-            XCTAssertNil(Base64.decode(bad[...]), bad.debugDescription)
+            XCTAssertNil(SecretHash.bytes(base64: bad[...]), bad.debugDescription)
         }
     }
 }

@@ -1,5 +1,5 @@
 /// Calls to JetStream's request/reply API (`$JS.API.…`) over a ``NATSClient``: a JSON request, a JSON reply whose
-/// `"error"` member becomes a ``JetStreamError``. On the client's queue, like the client.
+/// `"error"` member becomes a ``JetStreamError`` (shapes in ``JetStreamJSON``). On the client's queue, like the client.
 struct JetStreamAPI: Sendable {
     /// The client the calls go through.
     let client: NATSClient
@@ -9,24 +9,27 @@ struct JetStreamAPI: Sendable {
     /// The API's subject prefix.
     static let prefix = "$JS.API."
 
-    /// Sends `json` to `$JS.API.<operation>` and hands back the reply's JSON (not an error reply).
-    func call(
-        _ operation: String, json: String, completion: @escaping @Sendable (Result<JSONValue, JetStreamError>) -> Void
+    /// Sends `json` (empty: no request body) to `$JS.API.<operation>` and hands back the reply read as `Body`
+    /// (not an error reply).
+    func call<Body: Decodable & Sendable>(
+        _ operation: String, json: String, as body: Body.Type,
+        completion: @escaping @Sendable (Result<Body, JetStreamError>) -> Void
     ) {
         client.request(subject: Self.prefix + operation, payload: Array(json.utf8), timeout: timeout) { result in
-            completion(result.mapError(JetStreamError.client).flatMap(Self.decode))
+            completion(result.mapError(JetStreamError.client).flatMap { Self.decode($0, as: body) })
         }
     }
 
-    /// The reply's JSON object, or its error.
-    static func decode(_ reply: NATSMessage) -> Result<JSONValue, JetStreamError> {
-        let value: JSONValue
-        do {
-            value = try JSONReader.parse(reply.payload)
+    /// The reply read as `Body`, or its error.
+    static func decode<Body: Decodable>(_ reply: NATSMessage, as body: Body.Type) -> Result<Body, JetStreamError> {
+        let decoded: JetStreamJSON.Reply<Body>
+        do throws(JSONCoding.Failure) {
+            decoded = try JSONCoding.decode(JetStreamJSON.Reply<Body>.self, from: reply.payload)
         } catch {
             return .failure(.badResponse(error.description))
         }
-        if let error = value["error"] { return .failure(JetStreamError(apiError: error)) }
+        if let error = decoded.error { return .failure(JetStreamError(apiError: error)) }
+        guard let value = decoded.body else { return .failure(.badResponse("a reply without error or body")) }
         return .success(value)
     }
 
@@ -35,12 +38,12 @@ struct JetStreamAPI: Sendable {
     /// a conditional write of ``KeyValueBucket`` means another write at its expected revision) is not stored:
     /// ``JetStreamError/wrongLastSequence(current:)``.
     static func decodeAck(_ reply: NATSMessage) -> Result<UInt64, JetStreamError> {
-        decode(reply).flatMap { value in
-            if value["duplicate"]?.bool == true {
-                let sequence = value["seq"]?.uint64 ?? 0
+        decode(reply, as: JetStreamJSON.PublishAck.self).flatMap { ack in
+            if ack.duplicate == true {
+                let sequence = ack.seq ?? 0
                 return .failure(.wrongLastSequence(current: sequence > 0 ? sequence : nil))
             }
-            guard let sequence = value["seq"]?.uint64, sequence > 0 else {
+            guard let sequence = ack.seq, sequence > 0 else {
                 return .failure(.badResponse("a publish acknowledgement without a sequence"))
             }
             return .success(sequence)

@@ -31,10 +31,8 @@ public enum JetStreamError: Error, Equatable, Sendable, CustomStringConvertible 
     }
 
     /// The error for a reply's `"error"` object.
-    init(apiError: JSONValue) {
-        let status = apiError["code"]?.int ?? 0
-        let code = apiError["err_code"]?.int ?? 0
-        let description = apiError["description"]?.string ?? ""
+    init(apiError: JetStreamJSON.APIError) {
+        let (status, code, description) = (apiError.code, apiError.errorCode, apiError.description)
         switch code {
         case Code.wrongLastSequence:
             // "wrong last sequence: 7"

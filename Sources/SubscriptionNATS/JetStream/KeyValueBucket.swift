@@ -42,7 +42,8 @@ public struct KeyValueBucket: Sendable {
             return
         }
         let api = JetStreamAPI(client: client, timeout: timeout)
-        api.call("STREAM.CREATE.KV_\(configuration.bucket)", json: configuration.streamJSON) { result in
+        let json = JSONCoding.encode(configuration.streamConfig)
+        api.call("STREAM.CREATE.KV_\(configuration.bucket)", json: json, as: JetStreamJSON.StreamInfo.self) { result in
             completion(result.map { reply in
                 KeyValueBucket(name: configuration.bucket, updatesSubjectPrefix: republishPrefix(reply), api: api)
             })
@@ -59,7 +60,7 @@ public struct KeyValueBucket: Sendable {
             return
         }
         let api = JetStreamAPI(client: client, timeout: timeout)
-        api.call("STREAM.INFO.KV_\(name)", json: "") { result in
+        api.call("STREAM.INFO.KV_\(name)", json: "", as: JetStreamJSON.StreamInfo.self) { result in
             completion(result.map { reply in
                 KeyValueBucket(name: name, updatesSubjectPrefix: republishPrefix(reply), api: api)
             })
@@ -79,8 +80,8 @@ public struct KeyValueBucket: Sendable {
     }
 
     /// The republish destination of a stream info reply, `<prefix>.<bucket>.>`, without its `>`.
-    private static func republishPrefix(_ reply: JSONValue) -> String? {
-        guard let destination = reply["config"]?["republish"]?["dest"]?.string, destination.hasSuffix(".>") else {
+    private static func republishPrefix(_ reply: JetStreamJSON.StreamInfo) -> String? {
+        guard let destination = reply.config?.republish?.dest, destination.hasSuffix(".>") else {
             return nil
         }
         return String(destination.dropLast())
@@ -198,9 +199,7 @@ public struct KeyValueBucket: Sendable {
         completion: @escaping @Sendable (Result<KeyValueEntry?, JetStreamError>) -> Void
     ) {
         guard Self.isValidKey(key) else { return completion(.failure(.invalidKey(key))) }
-        var request = JSONWriter()
-        request.add("last_by_subj", "$KV.\(name).\(key)")
-        messageGet(request.result) { result in
+        messageGet(JetStreamJSON.MessageGetRequest(lastBySubject: "$KV.\(name).\(key)")) { result in
             completion(result.map { entry in
                 guard let entry, includingDeletes || entry.operation == .put else { return nil }
                 return entry
@@ -211,22 +210,23 @@ public struct KeyValueBucket: Sendable {
     /// The first stored write at or after revision `revision` (nil past the end), through the leader: one step of
     /// a watcher's load.
     func next(from revision: UInt64, completion: @escaping @Sendable (Result<KeyValueEntry?, JetStreamError>) -> Void) {
-        var request = JSONWriter()
-        request.add("seq", revision)
-        request.add("next_by_subj", "$KV.\(name).>")
-        messageGet(request.result, completion: completion)
+        messageGet(JetStreamJSON.MessageGetRequest(seq: revision, nextBySubject: "$KV.\(name).>"), completion: completion)
     }
 
-    private func messageGet(_ json: String, completion: @escaping @Sendable (Result<KeyValueEntry?, JetStreamError>) -> Void) {
+    private func messageGet(
+        _ request: JetStreamJSON.MessageGetRequest,
+        completion: @escaping @Sendable (Result<KeyValueEntry?, JetStreamError>) -> Void
+    ) {
         let name = self.name
-        api.call("STREAM.MSG.GET.\(streamName)", json: json) { result in
+        let json = JSONCoding.encode(request)
+        api.call("STREAM.MSG.GET.\(streamName)", json: json, as: JetStreamJSON.MessageGetReply.self) { result in
             switch result {
             case .failure(.api(_, JetStreamError.Code.noMessageFound, _)):
                 completion(.success(nil))
             case .failure(let error):
                 completion(.failure(error))
             case .success(let reply):
-                completion(KeyValueEntry.make(bucket: name, fromMessageGet: reply).map { $0 })
+                completion(KeyValueEntry.make(bucket: name, fromMessageGet: reply.message).map { $0 })
             }
         }
     }

@@ -48,35 +48,16 @@ public struct KeyValueConfiguration: Equatable, Sendable {
         }
     }
 
-    /// The stream configuration JSON of `$JS.API.STREAM.CREATE.KV_<bucket>`. The same configuration sent twice is
+    /// The stream configuration of `$JS.API.STREAM.CREATE.KV_<bucket>`. The same configuration sent twice is
     /// accepted both times, so every node may create the bucket it needs.
-    var streamJSON: String {
+    var streamConfig: JetStreamJSON.StreamConfig {
         let maxAgeNanoseconds = maxAge.map { Int(clamping: NATSConnectionStateMachine.nanoseconds($0)) } ?? 0
         // JetStream's duplicate window may not be longer than the values live (2 minutes by default).
         let duplicateWindow = maxAgeNanoseconds > 0 ? min(maxAgeNanoseconds, 120_000_000_000) : 120_000_000_000
-        var republish = JSONWriter()
-        republish.add("src", "$KV.\(bucket).>")
-        republish.add("dest", "\(updatesPrefix).\(bucket).>")
-        var writer = JSONWriter()
-        writer.add("name", "KV_\(bucket)")
-        writer.add("subjects", strings: ["$KV.\(bucket).>"])
-        writer.add("retention", "limits")
-        writer.add("max_consumers", -1)
-        writer.add("max_msgs", -1)
-        writer.add("max_bytes", maxBytes ?? -1)
-        writer.add("max_age", maxAgeNanoseconds)
-        writer.add("max_msgs_per_subject", 1)
-        writer.add("max_msg_size", maxValueSize ?? -1)
-        writer.add("storage", storage.rawValue)
-        writer.add("discard", "new")
-        writer.add("num_replicas", replicas)
-        writer.add("duplicate_window", duplicateWindow)
-        writer.add("allow_direct", true)
-        writer.add("mirror_direct", false)
-        writer.add("deny_delete", true)
-        writer.add("deny_purge", false)
-        writer.add("allow_rollup_hdrs", true)
-        writer.add("republish", object: republish)
-        return writer.result
+        return JetStreamJSON.StreamConfig(
+            name: "KV_\(bucket)", subjects: ["$KV.\(bucket).>"], maxBytes: maxBytes ?? -1, maxAge: maxAgeNanoseconds,
+            maxMessageSize: maxValueSize ?? -1, storage: storage.rawValue, replicas: replicas,
+            duplicateWindow: duplicateWindow,
+            republish: JetStreamJSON.Republish(src: "$KV.\(bucket).>", dest: "\(updatesPrefix).\(bucket).>"))
     }
 }

@@ -1,4 +1,8 @@
-import SubscriptionWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// One key's value at one revision, as a get, a load or a watch sees it.
 public struct KeyValueEntry: Equatable, Sendable {
@@ -78,21 +82,13 @@ public struct KeyValueEntry: Equatable, Sendable {
         return make(bucket: bucket, subject: subject, revision: sequence, headers: headers, payload: message.payload)
     }
 
-    /// An entry from `STREAM.MSG.GET`'s reply (`{"message":{"subject","seq","hdrs","data"}}`, base64 inside).
-    static func make(bucket: String, fromMessageGet reply: JSONValue) -> Result<KeyValueEntry, JetStreamError> {
-        guard let message = reply["message"], let subject = message["subject"]?.string,
-            let sequence = message["seq"]?.uint64
-        else { return .failure(.badResponse("a message get reply without subject and seq")) }
-        var payload: [UInt8] = []
-        if let data = message["data"]?.string {
-            guard let bytes = Base64.decode(Substring(data)) else { return .failure(.badResponse("bad base64 data")) }
-            payload = bytes
-        }
+    /// An entry from `STREAM.MSG.GET`'s reply (`{"message":{"subject","seq","hdrs","data"}}`; the header block
+    /// and the payload came in base64, which the decoder read).
+    static func make(bucket: String, fromMessageGet message: JetStreamJSON.MessageGetReply.StoredMessage)
+        -> Result<KeyValueEntry, JetStreamError>
+    {
         var headers: NATSHeaders?
-        if let encoded = message["hdrs"]?.string {
-            guard let block = Base64.decode(Substring(encoded)) else {
-                return .failure(.badResponse("bad base64 headers"))
-            }
+        if let block = message.hdrs {
             let parsed: Result<NATSHeaders, NATSProtocolError> = block.withUnsafeBytes { bytes in
                 do throws(NATSProtocolError) {
                     return .success(try NATSHeaderBlock.parse(bytes))
@@ -105,6 +101,8 @@ public struct KeyValueEntry: Equatable, Sendable {
             case .failure(let error): return .failure(.badResponse(error.description))
             }
         }
-        return make(bucket: bucket, subject: subject, revision: sequence, headers: headers, payload: payload)
+        return make(
+            bucket: bucket, subject: message.subject, revision: message.seq, headers: headers,
+            payload: message.data.map(Array.init) ?? [])
     }
 }

@@ -22,27 +22,45 @@ public struct NATSConnectFields: Equatable, Sendable {
 
     /// The JSON object: `verbose: false` (no `+OK` per command), `pedantic: false`, `protocol: 1` (the server sends
     /// `INFO` again when the cluster changes), `headers: true`, `no_responders: true` (a request nobody serves is
-    /// answered at once with status 503), and the credentials.
+    /// answered at once with status 503), and the credentials. One line, keys sorted.
     public var json: String {
-        var writer = JSONWriter()
-        writer.add("verbose", false)
-        writer.add("pedantic", false)
-        writer.add("tls_required", false)
-        writer.addIfPresent("name", name)
-        writer.add("lang", "swift")
-        writer.add("version", clientVersion)
-        writer.add("protocol", 1)
-        writer.add("echo", echo)
-        writer.add("headers", true)
-        writer.add("no_responders", true)
+        var wire = Wire(name: name, version: clientVersion, echo: echo)
         switch authentication {
-        case .token(let token): writer.add("auth_token", token)
-        case .user(let user, let password):
-            writer.add("user", user)
-            writer.add("pass", password)
+        case .token(let token): wire.authToken = token
+        case .user(let user, let password): (wire.user, wire.pass) = (user, password)
         case nil: break
         }
-        return writer.result
+        return JSONCoding.encode(wire)
+    }
+
+    /// `CONNECT`'s members as nats-server names them (nil members are left out).
+    private struct Wire: Encodable {
+        var verbose = false
+        var pedantic = false
+        var tlsRequired = false
+        var name: String?
+        var lang = "swift"
+        var version: String
+        var `protocol` = 1
+        var echo: Bool
+        var headers = true
+        var noResponders = true
+        var authToken: String?
+        var user: String?
+        var pass: String?
+
+        init(name: String?, version: String, echo: Bool) {
+            self.name = name
+            self.version = version
+            self.echo = echo
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case verbose, pedantic, name, lang, version, `protocol`, echo, headers, user, pass
+            case tlsRequired = "tls_required"
+            case noResponders = "no_responders"
+            case authToken = "auth_token"
+        }
     }
 }
 

@@ -48,26 +48,46 @@ public struct NATSServerInfo: Equatable, Sendable {
 
     /// Reads the JSON of an `INFO` line. Missing fields take their defaults; `max_payload` must be positive.
     public init(json bytes: UnsafeRawBufferPointer) throws(NATSProtocolError) {
-        let value: JSONValue
-        do {
-            value = try JSONReader.parse(bytes)
+        let wire: Wire
+        do throws(JSONCoding.Failure) {
+            wire = try JSONCoding.decode(Wire.self, from: bytes)
         } catch {
             throw .badInfo(error.description)
         }
-        guard case .object = value else { throw .badInfo("not a JSON object") }
-        let maxPayload = value["max_payload"]?.int ?? Self.defaultMaxPayload
+        let maxPayload = wire.maxPayload ?? Self.defaultMaxPayload
         guard maxPayload > 0 else { throw .badInfo("max_payload \(maxPayload) is not positive") }
         self.init(
-            serverID: value["server_id"]?.string ?? "",
-            serverName: value["server_name"]?.string ?? value["server_id"]?.string ?? "",
-            version: value["version"]?.string ?? "",
-            maxPayload: maxPayload,
-            supportsHeaders: value["headers"]?.bool ?? false,
-            authRequired: value["auth_required"]?.bool ?? false,
-            tlsRequired: value["tls_required"]?.bool ?? false,
-            connectURLs: value["connect_urls"]?.array?.compactMap(\.string) ?? [],
-            jetStream: value["jetstream"]?.bool ?? false,
-            lameDuckMode: value["ldm"]?.bool ?? false,
-            clientID: value["client_id"]?.uint64)
+            serverID: wire.serverID ?? "", serverName: wire.serverName ?? wire.serverID ?? "",
+            version: wire.version ?? "", maxPayload: maxPayload, supportsHeaders: wire.headers ?? false,
+            authRequired: wire.authRequired ?? false, tlsRequired: wire.tlsRequired ?? false,
+            connectURLs: wire.connectURLs ?? [], jetStream: wire.jetStream ?? false, lameDuckMode: wire.ldm ?? false,
+            clientID: wire.clientID)
+    }
+
+    /// The members of `INFO` the client reads, as nats-server names them; the others are ignored.
+    private struct Wire: Decodable {
+        var serverID: String?
+        var serverName: String?
+        var version: String?
+        var maxPayload: Int?
+        var headers: Bool?
+        var authRequired: Bool?
+        var tlsRequired: Bool?
+        var connectURLs: [String]?
+        var jetStream: Bool?
+        var ldm: Bool?
+        var clientID: UInt64?
+
+        private enum CodingKeys: String, CodingKey {
+            case version, headers, ldm
+            case serverID = "server_id"
+            case serverName = "server_name"
+            case maxPayload = "max_payload"
+            case authRequired = "auth_required"
+            case tlsRequired = "tls_required"
+            case connectURLs = "connect_urls"
+            case jetStream = "jetstream"
+            case clientID = "client_id"
+        }
     }
 }

@@ -1,5 +1,10 @@
 import COpenSSL
 import SubscriptionWire
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 
 /// A user's secret as the config file stores it: never the secret itself, but PBKDF2-HMAC-SHA256 of it with a random
 /// salt, written `pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>` (Django's layout), e.g.
@@ -96,14 +101,27 @@ public struct SecretHash: Sendable, Equatable, CustomStringConvertible {
         guard fields[1].utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
             fields[1].first != "0", let iterations = Int(fields[1]), Self.iterationRange.contains(iterations)
         else { throw .iterations(String(fields[1])) }
-        guard let salt = Base64.decode(fields[2]), (8...64).contains(salt.count) else { throw .salt }
-        guard let hash = Base64.decode(fields[3]), hash.count == Self.hashLength else { throw .hash }
+        guard let salt = Self.bytes(base64: fields[2]), (8...64).contains(salt.count) else { throw .salt }
+        guard let hash = Self.bytes(base64: fields[3]), hash.count == Self.hashLength else { throw .hash }
         self.init(iterations: iterations, salt: salt, hash: hash)
     }
 
     /// The text for the config file's `secret_hash`: `pbkdf2-sha256$<iterations>$<salt base64>$<hash base64>`.
     public var encoded: String {
-        "\(Self.algorithm)$\(iterations)$\(Base64.encode(salt))$\(Base64.encode(hash))"
+        "\(Self.algorithm)$\(iterations)$\(Self.base64(salt))$\(Self.base64(hash))"
+    }
+
+    /// `bytes` as standard padded base64 (RFC 4648 section 4), with Foundation's encoder.
+    static func base64(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+    }
+
+    /// The bytes of `field` when it is exactly what ``base64(_:)`` writes for them, else nil: Foundation's decoder
+    /// also takes nonzero unused bits (`Zh==` for `Zg==`), and a stored hash should have one spelling.
+    static func bytes(base64 field: Substring) -> [UInt8]? {
+        let text = String(field)
+        guard let data = Data(base64Encoded: text), data.base64EncodedString() == text else { return nil }
+        return Array(data)
     }
 
     /// The algorithm and the iteration count only, so that a hash printed in a log or a failed assertion does not
