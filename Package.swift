@@ -60,7 +60,8 @@ let package = Package(
         .target(
             name: "SubscriptionServer",
             dependencies: [
-                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire", "SubscriptionSystem",
+                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire",
+                "SubscriptionSystem",
                 "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -104,7 +105,8 @@ let package = Package(
         .executableTarget(
             name: "subd",
             dependencies: [
-                "SubscriptionServer", "SubscriptionCluster", "SubscriptionNATS", "SubscriptionState", "SubscriptionSystem", "SubscriptionWire", "CSystemd",
+                "SubscriptionServer", "SubscriptionCluster", "SubscriptionNATS", "SubscriptionState",
+                "SubscriptionSystem", "SubscriptionWire", "CSystemd",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
@@ -132,7 +134,8 @@ let package = Package(
             name: "SubscriptionCenterTests", dependencies: ["SubscriptionCenter", "SubscriptionWire", "TestSupport"]
         ),
         .testTarget(
-            name: "SubscriptionProtocolTests", dependencies: ["SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
+            name: "SubscriptionProtocolTests",
+            dependencies: ["SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
         ),
         .testTarget(
             name: "SubscriptionClientTests",
@@ -147,20 +150,25 @@ let package = Package(
         // where they need none.
         .testTarget(
             name: "SubscriptionServerTests",
-            dependencies: ["SubscriptionServer", "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
+            dependencies: [
+                "SubscriptionServer", "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "TestSupport",
+            ]
         ),
         // The NATS client: parser, encoder and state machine as plain values, and the client against real nats-server
         // processes (started per test on free loopback ports; `make deps-test` installs Debian's nats-server).
         .testTarget(
             name: "SubscriptionNATSTests",
             dependencies: [
-                "SubscriptionNATS", "SubscriptionSystem", "TestSupport", .product(name: "Logging", package: "swift-log"),
+                "SubscriptionNATS", "SubscriptionSystem", "TestSupport",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        // The cluster bridge's plain values (upstream interest, the per-origin dedupe, subjects and headers); the bridge
+        // The cluster bridge's plain values (upstream interest, the per-origin dedupe, subjects and headers); the
+        // bridge
         // itself is tested with real processes in IntegrationTests (ClusterBridgeTests).
         .testTarget(
-            name: "SubscriptionClusterTests", dependencies: ["SubscriptionCluster", "SubscriptionNATS", "SubscriptionWire"]
+            name: "SubscriptionClusterTests",
+            dependencies: ["SubscriptionCluster", "SubscriptionNATS", "SubscriptionWire"]
         ),
         // Real subd and subctl processes over real sockets. Speaks the wire protocol as any outside client would;
         // only ReconnectingClientTests imports the client library, to test its reconnecting against subd processes that

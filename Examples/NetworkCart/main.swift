@@ -12,9 +12,9 @@ try await client.create("CART.count", retained: true)
 let changes = try await client.observe("CART.>")
 let counts = try await client.watch("CART.count")
 
-try await client.post("CART.changes", text: "plus")   // returns 1: this client's own observation
+try await client.post("CART.changes", text: "plus")  // returns 1: this client's own observation
 try await client.post("CART.count", info: [InfoPair(key: "unit", value: "items")], text: "1")
-print(try await client.value(of: "CART.count")?.revision ?? 0)   // 1
+print(try await client.value(of: "CART.count")?.revision ?? 0)  // 1
 
 for try await note in changes.prefix(2) { print(note.number, note.from ?? "-", note.text ?? "", note.info) }
 for try await change in counts.prefix(1) { print(change.old?.text ?? "(none)", "->", change.new.text ?? "") }
@@ -26,6 +26,6 @@ do throws(ClientError) {
 } catch .notFound {
     print("CART.count is gone")
 } catch {
-    print("refused:", error)   // every case is typed: .denied, .timeout, .outboundBufferFull, .connectionLost, ...
+    print("refused:", error)  // every case is typed: .denied, .timeout, .outboundBufferFull, .connectionLost, ...
 }
 await client.close()

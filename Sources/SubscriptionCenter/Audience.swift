@@ -1,6 +1,7 @@
 import SubscriptionWire
 
-/// Which of a message's matching subscribers a send serves (``SubscriptionCenter/send(to:from:audience:groupsMet:revisedMessage:)``).
+/// Which of a message's matching subscribers a send serves
+/// (``SubscriptionCenter/send(to:from:audience:groupsMet:revisedMessage:)``).
 ///
 /// A local send serves ``everyone``. The cluster bridge serves another node's publication in two parts that
 /// together are one local send (docs/CLUSTER.md, "The message path", step 3): ``plainOnly`` for the copy of its

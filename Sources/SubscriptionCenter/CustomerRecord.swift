@@ -12,7 +12,7 @@ import SubscriptionWire
 @usableFromInline final class CustomerRecord<Message> {
     /// A customer held weakly (``CustomerRetention/weak``); nil once its owner released it.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline weak var weakCustomer: (any Customer<Message>)?
     /// A customer held until it is removed (``CustomerRetention/untilRemoved``); no weak reference is made to it.
@@ -21,12 +21,12 @@ import SubscriptionWire
     @usableFromInline let key: ObjectIdentifier
     /// The stamp of the last send that delivered to this customer (at-most-once per send).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var lastStamp: UInt64 = 0
     /// Every pattern subscribed to, and whether it holds a wildcard (then it lives in the trie, else on the number).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var patterns: [NameKey: Bool] = [:]
 
@@ -59,17 +59,17 @@ import SubscriptionWire
     @usableFromInline let record: CustomerRecord<Message>
     /// The sender filter; nil means any sender.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var from: String?
     /// The queue group: of all the group's subscriptions that match a message, one receives it; nil for none.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var group: String?
     /// False once the subscription was removed; snapshots still holding it skip it.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var isActive = true
 

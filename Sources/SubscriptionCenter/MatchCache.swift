@@ -26,7 +26,9 @@ import SubscriptionWire
     }
 
     /// The wildcard subscriptions matching the number, from the cache or from a walk of the trie.
-    @inlinable mutating func matches(for number: String, in trie: inout WildcardTrie<Message>) -> [Subscription<Message>] {
+    @inlinable mutating func matches(for number: String, in trie: inout WildcardTrie<Message>) -> [Subscription<
+        Message
+    >] {
         if generation != trie.generation {
             results.removeAll(keepingCapacity: true)
             generation = trie.generation

@@ -105,7 +105,8 @@ extension SubscriptionCenter {
         if hasWildcard {
             if sortedNumbers == nil { sortedNumbers = numbers.keys.sorted() }
             let all = sortedNumbers ?? []
-            names = pattern == ">" && systemNumberCount == 0
+            names =
+                pattern == ">" && systemNumberCount == 0
                 ? all : all.filter { Names.matches(pattern: pattern, number: $0.string) }
         } else {
             names = numbers[NameKey(pattern)] == nil ? [] : [NameKey(pattern)]

@@ -9,7 +9,9 @@ extension SubscriptionCenter {
     /// reached, one unsubscribed during it is skipped if not reached yet. Returns how many `receive` calls returned
     /// true. Throws ``CenterError/notFound(_:)`` when the number does not exist.
     @discardableResult
-    @inlinable public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError) -> Int {
+    @inlinable public func send(_ message: Message, to number: String, from sender: String? = nil) throws(CenterError)
+        -> Int
+    {
         try send(to: number, from: sender) { message }
     }
 
@@ -221,7 +223,8 @@ extension SubscriptionCenter {
     /// Each group that matched, in the order first met, with its matching members (once each, in subscription
     /// order), and where each group is in it, by its bytes (canonically equivalent spellings are different groups).
     /// Nil until the first group, so a send that meets none has no collection to release.
-    @usableFromInline var table: (groups: [(name: String, members: [CustomerRecord<Message>])], positions: [NameKey: Int])?
+    @usableFromInline var table:
+        (groups: [(name: String, members: [CustomerRecord<Message>])], positions: [NameKey: Int])?
 
     /// No group yet.
     @inlinable init() {}

@@ -31,7 +31,8 @@ extension SubscriptionCenter {
 
         let existing = record(of: customer)
         if let existing, existing.patterns[key] != nil {
-            let subscription = isWildcard
+            let subscription =
+                isWildcard
                 ? trie.subscription(of: existing, tokens: tokens)
                 : entry?.subscribers.subscription(of: existing)
             guard let subscription else { preconditionFailure("the two-way index lost a subscription to \(pattern)") }
@@ -89,7 +90,8 @@ extension SubscriptionCenter {
     @inlinable public func subscription(of customer: any Customer<Message>, to pattern: String) -> SubscriptionInfo? {
         let key = NameKey(pattern)
         guard let record = record(of: customer), let isWildcard = record.patterns[key] else { return nil }
-        let subscription = isWildcard
+        let subscription =
+            isWildcard
             ? trie.subscription(of: record, tokens: NameKey.tokens(of: pattern))
             : numbers[key]?.subscribers.subscription(of: record)
         return SubscriptionInfo(pattern: pattern, from: subscription?.from, group: subscription?.group)
@@ -106,7 +108,8 @@ extension SubscriptionCenter {
     @inlinable public func subscriptions(of customer: any Customer<Message>) -> [SubscriptionInfo] {
         guard let record = record(of: customer) else { return [] }
         return record.patterns.keys.sorted().map { pattern in
-            let subscription = record.patterns[pattern]!
+            let subscription =
+                record.patterns[pattern]!
                 ? trie.subscription(of: record, tokens: NameKey.tokens(of: pattern.string))
                 : numbers[pattern]?.subscribers.subscription(of: record)
             return SubscriptionInfo(pattern: pattern.string, from: subscription?.from, group: subscription?.group)

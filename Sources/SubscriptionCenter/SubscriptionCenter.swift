@@ -43,59 +43,59 @@ public final class SubscriptionCenter<Message> {
 
     /// The numbers; each holds its exact subscriptions.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var numbers: [NameKey: NumberEntry<Message>] = [:]
     /// The entries the latest sends found (``entry(forSending:)``); an entry is forgotten with its number.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var sentEntries = SentEntryCache<Message>()
     /// The numbers in byte order, dropped when one is created or removed (LIST need not sort every time).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var sortedNumbers: [NameKey]?
     /// How many of the numbers are the daemon's own (their first token is `$SYS`).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var systemNumberCount = 0
     /// How many of the numbers are retained (a subscription looks for current values only when some are).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var retainedNumberCount = 0
     /// The queue groups that have subscriptions, by name (bytes: canonically equivalent spellings are different
     /// groups), each with its subscription count and round-robin turn. A group's entry goes with its last
     /// subscription, so clients that churn ever-new group names leave nothing behind.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var queueGroups: [NameKey: QueueGroup] = [:]
     /// Every customer with at least one subscription, keyed by the customer's identity when it was added.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var customers: [ObjectIdentifier: CustomerRecord<Message>] = [:]
     /// The wildcard subscriptions.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var trie = WildcardTrie<Message>()
     /// Wildcard match results per number.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var matchCache: MatchCache<Message>
     /// The stamp of the latest outermost pass (see ``Visits``).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var stamp: UInt64 = 0
     /// How many sends are delivering right now (more than one when `receive` sends again).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var deliveryDepth = 0
 
@@ -219,12 +219,12 @@ extension SubscriptionCenter: Sendable {}
 @usableFromInline final class NumberEntry<Message> {
     /// The customers subscribed to exactly this number.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var subscribers = SubscriberList<Message>()
     /// For a retained number, its current value; nil for a plain one.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var retained: RetainedSlot<Message>?
 

@@ -77,7 +77,8 @@ import SubscriptionWire
         let isLast = index == tokens.count - 1
         if isLast && token == ">" { return node.rest.remove(record) }
         guard let child = node.child(token, create: false) else { return nil }
-        let removed = isLast
+        let removed =
+            isLast
             ? child.terminal.remove(record)
             : remove(record, tokens: tokens, at: index + 1, below: child)
         if removed != nil && child.isEmpty { node.removeChild(token) }
@@ -111,22 +112,22 @@ import SubscriptionWire
 @usableFromInline final class TrieNode<Message> {
     /// Children for literal tokens.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var literals: [NameKey: TrieNode] = [:]
     /// The child for a `*` token.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var star: TrieNode?
     /// Subscriptions whose pattern ends at this node.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var terminal = SubscriberList<Message>()
     /// Subscriptions whose pattern ends with `>` right after this node (`>` alone: the root's).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     @usableFromInline var rest = SubscriberList<Message>()
 

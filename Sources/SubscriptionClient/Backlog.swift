@@ -24,7 +24,12 @@ final class Backlog: @unchecked Sendable {
 
     /// Adds a delivered message; returns the new total.
     @discardableResult
-    func add(_ weight: Int) -> Int { lock.withLock { bytes += weight; return bytes } }
+    func add(_ weight: Int) -> Int {
+        lock.withLock {
+            bytes += weight
+            return bytes
+        }
+    }
 
     /// Removes a taken message; returns true when this crossed below ``resumeBelow``.
     func remove(_ weight: Int) -> Bool {

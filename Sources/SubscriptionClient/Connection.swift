@@ -168,9 +168,11 @@ final class Connection: @unchecked Sendable {
                         let other = sink.from != from ? "from= filter" : sink.group != group ? "group" : nil
                         guard let other else { continue }
                         continuation.finish()
-                        done.resume(returning: .failure(.invalidArgument(
-                            "'\(pattern.text)' is already subscribed on this connection with another \(other); "
-                                + "use a second connection")))
+                        done.resume(
+                            returning: .failure(
+                                .invalidArgument(
+                                    "'\(pattern.text)' is already subscribed on this connection with another \(other); "
+                                        + "use a second connection")))
                         return
                     }
                 }

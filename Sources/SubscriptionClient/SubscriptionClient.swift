@@ -47,22 +47,23 @@ public final class SubscriptionClient: Sendable {
         let hello = try Command.hello(name: name, token: token)
         let opened: Result<(Int32, ClientTLS?), ClientError> = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                continuation.resume(returning: Result { () throws(ClientError) in
-                    let fd = try SocketConnector.connect(to: endpoint, timeout: timeout)
-                    guard let tls else { return (fd, nil) }
-                    guard case .tcp(let host, _) = endpoint else {
-                        Syscall.close(fd)
-                        throw ClientError.invalidArgument("TLS needs a TCP server address, not \(endpoint)")
-                    }
-                    do throws(ClientError) {
-                        let session = try ClientTLS.handshake(
-                            fd: fd, host: host, endpoint: endpoint.description, options: tls, timeout: timeout)
-                        return (fd, session)
-                    } catch {
-                        Syscall.close(fd)
-                        throw error
-                    }
-                })
+                continuation.resume(
+                    returning: Result { () throws(ClientError) in
+                        let fd = try SocketConnector.connect(to: endpoint, timeout: timeout)
+                        guard let tls else { return (fd, nil) }
+                        guard case .tcp(let host, _) = endpoint else {
+                            Syscall.close(fd)
+                            throw ClientError.invalidArgument("TLS needs a TCP server address, not \(endpoint)")
+                        }
+                        do throws(ClientError) {
+                            let session = try ClientTLS.handshake(
+                                fd: fd, host: host, endpoint: endpoint.description, options: tls, timeout: timeout)
+                            return (fd, session)
+                        } catch {
+                            Syscall.close(fd)
+                            throw error
+                        }
+                    })
             }
         }
         let (fd, session) = try opened.get()

@@ -48,7 +48,8 @@ enum BridgeHeaders {
 
     /// What a publication's headers say; nil when they are not a node's (no valid `Subd-Id`, or pairs that break
     /// the wire's rules).
-    static func decode(_ headers: NATSHeaders?) -> (origin: String, counter: UInt64, sender: String?, info: [InfoPair])? {
+    static func decode(_ headers: NATSHeaders?) -> (origin: String, counter: UInt64, sender: String?, info: [InfoPair])?
+    {
         guard let headers, let idText = headers[id] else { return nil }
         let parts = idText.split(separator: " ")
         guard parts.count == 2, let counter = UInt64(parts[1]) else { return nil }

@@ -43,7 +43,9 @@ extension ClusterBridge {
             groupInterest.subscribed(key, sid: sid)
         } catch {
             logger.warning(
-                "cluster: cannot subscribe upstream to \(key.pattern) in group \(key.group) (tried again at the next connect): \(error)")
+                "cluster: cannot subscribe upstream to \(key.pattern) in group \(key.group) "
+                    + "(tried again at the next connect): \(error)"
+            )
         }
     }
 

@@ -53,11 +53,13 @@ extension ClusterBridge {
     /// at the next connect (``subscribeMissingUpstream()``).
     private func subscribeUpstream(_ pattern: String) {
         do throws(NATSError) {
-            upstream[ExactName(pattern)] = try client.subscribe(subject: BridgeHeaders.subject(of: pattern)) { [self] message in
+            upstream[ExactName(pattern)] = try client.subscribe(subject: BridgeHeaders.subject(of: pattern)) {
+                [self] message in
                 received(message)
             }
         } catch {
-            logger.warning("cluster: cannot subscribe upstream to \(pattern) (tried again at the next connect): \(error)")
+            logger.warning(
+                "cluster: cannot subscribe upstream to \(pattern) (tried again at the next connect): \(error)")
         }
     }
 

@@ -45,7 +45,8 @@ extension ClusterBridge {
             opened.create(number, Self.plainValue) { [self] result in
                 switch result {
                 case .success, .failure(.wrongLastSequence): break
-                case .failure(let error): logger.warning("cluster: cannot share the configured number \(number): \(error)")
+                case .failure(let error):
+                    logger.warning("cluster: cannot share the configured number \(number): \(error)")
                 }
             }
         }
@@ -140,10 +141,11 @@ extension ClusterBridge {
         // Whoever removed it here first (this answer or the watch), the subscribers told here are counted once.
         let finish: @Sendable (Result<Int, ProtocolError>) -> Void = { [self] result in
             let toldByWatch = removing.removeValue(forKey: number) ?? 0
-            completion(result.map { _ in
-                defer { numberDeleted(number) }
-                return toldByWatch + server.applyClusterRemove(number)
-            })
+            completion(
+                result.map { _ in
+                    defer { numberDeleted(number) }
+                    return toldByWatch + server.applyClusterRemove(number)
+                })
         }
         bucket.getLatest(number) { latest in
             switch latest {

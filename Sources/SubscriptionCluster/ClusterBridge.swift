@@ -120,9 +120,15 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             openRetainedBucketIfNeeded()
         case .disconnected(let reason):
             logger.warning(
-                "cluster: lost NATS (\(reason)); local publish and subscribe of plain numbers go on; CREATE, REMOVE and PUB to a shared retained number answer -ERR LIMIT")
+                "cluster: lost NATS (\(reason)); local publish and subscribe of plain numbers go on; "
+                    + "CREATE, REMOVE and PUB to a shared retained number answer -ERR LIMIT"
+            )
         case .closed(let reason):
-            if let reason { logger.error("cluster: NATS client closed (\(reason))") } else { logger.info("cluster: NATS client closed") }
+            if let reason {
+                logger.error("cluster: NATS client closed (\(reason))")
+            } else {
+                logger.info("cluster: NATS client closed")
+            }
         }
     }
 
@@ -147,7 +153,10 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
         let needed = server.configuredMaxPayload + Self.headerAllowance
         guard info.maxPayload < needed else { return }
         logger.warning(
-            "cluster: the NATS server's max_payload (\(info.maxPayload)) is below subd's max_payload plus headers (\(needed)): larger publications reach this node's subscribers only; raise max_payload in nats-server's configuration")
+            "cluster: the NATS server's max_payload (\(info.maxPayload)) is below subd's max_payload plus headers "
+                + "(\(needed)): larger publications reach this node's subscribers only; "
+                + "raise max_payload in nats-server's configuration"
+        )
     }
 
     /// Ends the server's turn once for everything that arrived in this turn of the queue.

@@ -49,10 +49,12 @@ public struct ClusterSettings: Sendable, Equatable {
 
     /// True for a valid node name: 1 to 64 ASCII letters, digits, `_` and `-`.
     public static func isValidNodeName(_ name: String) -> Bool {
-        (1...64).contains(name.utf8.count) && name.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "-")
-        }
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: "-")
+            }
     }
 }

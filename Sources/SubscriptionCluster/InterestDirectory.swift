@@ -52,7 +52,9 @@ struct InterestDirectory {
     func expected(for number: String, now: UInt64) -> Set<String> {
         var found: Set<String> = []
         for (origin, node) in nodes where now &- node.seen <= Self.silence {
-            if node.exact.contains(number) || node.wildcards.contains(where: { Names.matches(pattern: $0, number: number) }) {
+            if node.exact.contains(number)
+                || node.wildcards.contains(where: { Names.matches(pattern: $0, number: number) })
+            {
                 found.insert(origin)
             }
         }

@@ -46,8 +46,11 @@ extension LineParser {
                 return .failure(ErrorText.infoPair(error))
             }
             let pair = InfoPair(
-                key: String(decoding: buffer[key], as: UTF8.self), value: String(decoding: buffer[value], as: UTF8.self))
-            if pairs.contains(where: { $0.key == pair.key }) { return .failure(ErrorText.infoPair(.duplicateKey(pair.key))) }
+                key: String(decoding: buffer[key], as: UTF8.self), value: String(decoding: buffer[value], as: UTF8.self)
+            )
+            if pairs.contains(where: { $0.key == pair.key }) {
+                return .failure(ErrorText.infoPair(.duplicateKey(pair.key)))
+            }
             pairs.append(pair)
         }
         return .success(pairs)

@@ -43,7 +43,8 @@ extension CommandParser {
         guard let number = cachedNumber(numberBytes) else { return nil }
         readIndex = start + found.frameEnd
         scanned = 0
-        return .publish(number: number, payload: buffer[(start + found.payloadStart)..<(start + found.payloadEnd)], info: [])
+        return .publish(
+            number: number, payload: buffer[(start + found.payloadStart)..<(start + found.payloadEnd)], info: [])
     }
 
     /// One past the LF or CR LF at `index` (`index < bytes.count`); nil when neither is there.
@@ -84,7 +85,8 @@ extension CommandParser {
         guard let payloadStart = afterLineEnd(bytes, at: index) else { return nil }
         let payloadEnd = payloadStart + size
         guard payloadEnd < count, let frameEnd = afterLineEnd(bytes, at: payloadEnd) else { return nil }
-        return SimplePublish(numberEnd: numberEnd, payloadStart: payloadStart, payloadEnd: payloadEnd, frameEnd: frameEnd)
+        return SimplePublish(
+            numberEnd: numberEnd, payloadStart: payloadStart, payloadEnd: payloadEnd, frameEnd: frameEnd)
     }
 }
 

@@ -147,12 +147,13 @@ public struct CommandParser {
                         readIndex = span.end
                         return .failure(error)
                     case .publishHeader(let number, let count, let info):
-                        state = .awaitingPayload(PendingPublish(
-                            numberOffset: number.lowerBound - readIndex,
-                            numberCount: number.count,
-                            payloadOffset: span.end - readIndex,
-                            payloadCount: count
-                        ))
+                        state = .awaitingPayload(
+                            PendingPublish(
+                                numberOffset: number.lowerBound - readIndex,
+                                numberCount: number.count,
+                                payloadOffset: span.end - readIndex,
+                                payloadCount: count
+                            ))
                         switch info {
                         case .success(let pairs): if !pairs.isEmpty { pendingInfo = pairs }
                         case .failure(let error): pendingInfoError = error

@@ -145,7 +145,9 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     private var layout: PublicationLayout { withUnsafeMutablePointerToHeader { $0.pointee } }
 
     private func string(_ offset: Int, _ count: Int) -> String {
-        withUnsafeMutablePointerToElements { String(decoding: UnsafeBufferPointer(start: $0 + offset, count: count), as: UTF8.self) }
+        withUnsafeMutablePointerToElements {
+            String(decoding: UnsafeBufferPointer(start: $0 + offset, count: count), as: UTF8.self)
+        }
     }
 
     /// The number it was sent to.
@@ -221,7 +223,9 @@ private struct FrameWriter {
     }
 
     mutating func write(_ bytes: UnsafeRawBufferPointer) {
-        if let source = bytes.baseAddress, !bytes.isEmpty { (base + offset).copyMemory(from: source, byteCount: bytes.count) }
+        if let source = bytes.baseAddress, !bytes.isEmpty {
+            (base + offset).copyMemory(from: source, byteCount: bytes.count)
+        }
         offset += bytes.count
     }
 

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionSystem
 import SubscriptionWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// An address the server listens on.
 public enum ListenAddress: Equatable, Sendable, CustomStringConvertible {
@@ -75,7 +76,9 @@ struct ListeningSocket {
             throw SystemCallError("\(what): cannot resolve host (\(String(cString: gai_strerror(status))))", errno: 0)
         }
         defer { freeaddrinfo(list) }
-        let fd = socket(first.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            first.pointee.ai_family,
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemCallError("socket for \(what)", errno: errno) }
         do throws(SystemCallError) {
             try Syscall.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1, "SO_REUSEADDR")
@@ -108,7 +111,8 @@ struct ListeningSocket {
             }
             unlink(path)
         }
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        let fd = socket(
+            AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SystemCallError("socket for unix \(path)", errno: errno) }
         do throws(SystemCallError) {
             let bound = withUnsafePointer(to: &address) {
@@ -165,7 +169,8 @@ struct ListeningSocket {
             return withUnsafePointer(to: &storage) {
                 $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { sin6 in
                     var addr = sin6.pointee.sin6_addr
-                    return .tcp(host: numericHost(AF_INET6, &addr), port: Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
+                    return .tcp(
+                        host: numericHost(AF_INET6, &addr), port: Int(UInt16(bigEndian: sin6.pointee.sin6_port)))
                 }
             }
         case AF_UNIX:

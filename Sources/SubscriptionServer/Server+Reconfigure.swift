@@ -66,11 +66,13 @@ extension Server {
                 missing.append(number)
             }
             guard center.clientNumberCount + missing.count <= new.maxNumbers else {
-                return .failure(ConfigurationError(
-                    key: "numbers",
-                    problem: "\(missing.count) new number(s) would make \(center.clientNumberCount + missing.count), "
-                        + "over max_numbers \(new.maxNumbers)"
-                ))
+                return .failure(
+                    ConfigurationError(
+                        key: "numbers",
+                        problem:
+                            "\(missing.count) new number(s) would make \(center.clientNumberCount + missing.count), "
+                            + "over max_numbers \(new.maxNumbers)"
+                    ))
             }
             // TLS files are read again (a renewed certificate); a bad one refuses the whole reload and the running
             // context stays.
@@ -106,10 +108,12 @@ extension Server {
                 outcome.createdNumbers.append(number)
                 post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain"))]))
             }
-            post(.configReloaded, JSONObject([
-                ("numbers_created", .strings(outcome.createdNumbers)),
-                ("needs_restart", .strings(outcome.needsRestart)),
-            ]))
+            post(
+                .configReloaded,
+                JSONObject([
+                    ("numbers_created", .strings(outcome.createdNumbers)),
+                    ("needs_restart", .strings(outcome.needsRestart)),
+                ]))
             loop.endOfTurn()
             return .success(outcome)
         }

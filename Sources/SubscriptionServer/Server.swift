@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSubdShim
 import Dispatch
 import Logging
@@ -9,6 +6,10 @@ import SubscriptionProtocol
 import SubscriptionState
 import SubscriptionSystem
 import SubscriptionWire
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The daemon's engine: listening sockets, sessions and the subscription center, all owned by one serial queue.
 ///
@@ -34,7 +35,7 @@ public final class Server: @unchecked Sendable {
     let center: SubscriptionCenter<Publication>
     /// Configuration in force; ``reconfigure(_:)`` replaces it on a reload.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var configuration: ServerConfiguration
     /// Where events are logged.
@@ -42,20 +43,20 @@ public final class Server: @unchecked Sendable {
     /// Counters for STATS (the traffic counters live in ``loop``). `@exclusivity(unchecked)`: changed on every
     /// publish, only on the queue, and never through two overlapping accesses.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var stats = ServerStats()
     /// Messages published per number, for the metrics (a no-op while they are off). `@exclusivity(unchecked)` as
     /// ``stats``.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var numberCounters: NumberCounters
     /// The `metrics_listen` endpoint, while it serves.
     var metricsListener: MetricsListener?
     /// The configured users by name (``applyUsers(_:)``).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var users: [ExactName: UserAccount]
     /// The cluster bridge with `cluster:` (docs/CLUSTER.md), nil on a single node. Set once, before ``start()``, by
@@ -71,14 +72,14 @@ public final class Server: @unchecked Sendable {
     /// server method) through a command's context costs retains and releases, 4 more per SUB+UNSUB (the guard's
     /// release.sub_unsub.refcount went from 71.05 to 75.05 when it was computed).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var isClustered = false
 
     private var listeners: [Listener] = []
     /// The TLS context new connections on `tls://` listeners get (nil without them); a reload replaces it.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var tlsContext: TLSContext?
     /// Runs ``housekeeping()`` a few times a second.
@@ -87,23 +88,23 @@ public final class Server: @unchecked Sendable {
     var systemStatsTimer: DispatchSourceTimer?
     /// The saved state (`state_dir`), nil without one; see Server+State.swift.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var state: StateStore?
     /// Syncs (`fsync: everysec`) and compacts the saved state once a second.
     var stateTimer: DispatchSourceTimer?
     /// Every open session, by id.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var sessions: [UInt64: Session] = [:]
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var nextSessionID: UInt64 = 1
     /// True once shutdown began: no new connections, every session closes as soon as its output is out.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var isDraining = false
     private var drainCompletion: (@Sendable () -> Void)?
@@ -117,7 +118,8 @@ public final class Server: @unchecked Sendable {
         self.numberCounters = NumberCounters(enabled: configuration.countsNumbers)
         self.users = Self.directory(of: configuration.users)
         self.center = SubscriptionCenter(
-            limits: .init(maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
+            limits: .init(
+                maxSubscriptionsPerCustomer: configuration.maxSubscriptions, maxNumbers: configuration.maxNumbers)
         )
     }
 
@@ -158,7 +160,8 @@ public final class Server: @unchecked Sendable {
                     // A socket systemd passes in is served plain: a tls:// listener there would silently not be TLS.
                     guard configuration.tlsListen.isEmpty else {
                         throw ConfigurationError(
-                            key: "listen", problem: "tls:// listeners cannot be socket-activated yet; start subd.service")
+                            key: "listen",
+                            problem: "tls:// listeners cannot be socket-activated yet; start subd.service")
                     }
                     for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
                 }
@@ -299,7 +302,9 @@ public final class Server: @unchecked Sendable {
             }
             guard sessions.count < configuration.maxConnections else {
                 stats.refusedConnections += 1
-                refuse(fd, ProtocolError(.limit, "too many connections (max_connections is \(configuration.maxConnections))"))
+                refuse(
+                    fd,
+                    ProtocolError(.limit, "too many connections (max_connections is \(configuration.maxConnections))"))
                 continue
             }
             if isTCP {
@@ -336,9 +341,11 @@ public final class Server: @unchecked Sendable {
             stats.totalConnections += 1
             session.start()
             logger.debug("client connected", metadata: ["session": "\(session.id)"])
-            post(.clientConnected, JSONObject([
-                ("session", .unsigned(session.id)), ("address", .string(session.peerAddress)),
-            ]))
+            post(
+                .clientConnected,
+                JSONObject([
+                    ("session", .unsigned(session.id)), ("address", .string(session.peerAddress)),
+                ]))
         }
     }
 
@@ -376,8 +383,9 @@ public final class Server: @unchecked Sendable {
             session.releaseIdleMemory()
             // A session already closing was told (or is going anyway); it is not checked again.
             guard session.machine.phase == .open else { continue }
-            if !policy.isOff, let expiry = policy.expiry(
-                of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
+            if !policy.isOff,
+                let expiry = policy.expiry(
+                    of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
             {
                 expired.append((session, expiry))
             }
@@ -410,17 +418,23 @@ extension Server: SessionOwner {
     func sessionFellBehind(_ session: Session) {
         logger.warning(
             "slow consumer cut off: pending output passed max_pending",
-            metadata: ["session": "\(session.id)", "held": "\(session.output.heldBytes)",
-                       "max_pending": "\(configuration.maxPending)"]
+            metadata: [
+                "session": "\(session.id)", "held": "\(session.output.heldBytes)",
+                "max_pending": "\(configuration.maxPending)",
+            ]
         )
-        post(.slowConsumer, JSONObject(identity(of: session) + [
-            ("pending_bytes", .integer(Int64(session.output.heldBytes))),
-            ("max_pending", .integer(Int64(configuration.maxPending))),
-        ]))
+        post(
+            .slowConsumer,
+            JSONObject(
+                identity(of: session) + [
+                    ("pending_bytes", .integer(Int64(session.output.heldBytes))),
+                    ("max_pending", .integer(Int64(configuration.maxPending))),
+                ]))
     }
 
     func sessionFailed(_ session: Session, with error: ProtocolError) {
-        logger.debug("closing session after error", metadata: ["session": "\(session.id)", "error": "\(error.code.rawValue)"])
+        logger.debug(
+            "closing session after error", metadata: ["session": "\(session.id)", "error": "\(error.code.rawValue)"])
     }
 
     /// Out of the center, out of the table, descriptor released, counted under its reason.

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The store's other system calls, each wrapped once: EINTR retried, a failure thrown as
@@ -10,9 +10,10 @@ import Musl
 enum FileCalls {
     /// Runs `call` until it stops failing with EINTR; throws its errno otherwise.
     @discardableResult
-    static func retrying<Result: BinaryInteger>(_ operation: String, _ path: String, offset: Int? = nil,
-                                                _ call: () -> Result) throws(StateError) -> Result
-    {
+    static func retrying<Result: BinaryInteger>(
+        _ operation: String, _ path: String, offset: Int? = nil,
+        _ call: () -> Result
+    ) throws(StateError) -> Result {
         while true {
             let result = call()
             if result >= 0 { return result }

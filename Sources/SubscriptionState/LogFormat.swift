@@ -124,7 +124,8 @@ enum LogRecord: Equatable {
     /// A retained number got a new value.
     case value(StoredValue)
 
-    /// A record body that does not decode; the reason is a phrase for ``StateError/corrupt(path:offset:part:problem:)``.
+    /// A record body that does not decode; the reason is a phrase for
+    /// ``StateError/corrupt(path:offset:part:problem:)``.
     struct Malformed: Error {
         var problem: String
     }
@@ -195,8 +196,10 @@ private struct BodyReader {
         let count = Int(try integer(UInt16.self))
         try need(count, "the \(what)")
         defer { offset += count }
-        guard let text = String(validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]),
-                                as: UTF8.self)
+        guard
+            let text = String(
+                validating: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count]),
+                as: UTF8.self)
         else { throw LogRecord.Malformed(problem: "the \(what) is not UTF-8") }
         return text
     }

@@ -62,7 +62,8 @@ struct LogReplay {
         // The header is written whole before the log gets its name, so any fault in it is damage.
         let count = bytes.count
         guard count >= LogFormat.headerSize else {
-            throw damage(.header, at: 0, "the file is \(count) bytes, shorter than the \(LogFormat.headerSize)-byte header")
+            throw damage(
+                .header, at: 0, "the file is \(count) bytes, shorter than the \(LogFormat.headerSize)-byte header")
         }
         guard slice(0..<LogFormat.magic.count).elementsEqual(LogFormat.magic) else {
             throw damage(.header, at: 0, "not a subd state log (it does not start with SUBDSTATE)")
@@ -90,7 +91,8 @@ struct LogReplay {
                 guard !logGoesOn(from: offset + 1) else {
                     throw damage(.record, at: offset, "length checksum mismatch")
                 }
-                tornReason = slice(offset..<count).allSatisfy { $0 == 0 }
+                tornReason =
+                    slice(offset..<count).allSatisfy { $0 == 0 }
                     ? "\(left) zero bytes at the end" : "a damaged record header with no record after it"
                 break
             }

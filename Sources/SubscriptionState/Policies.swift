@@ -74,11 +74,13 @@ public struct RecoveryReport: Equatable, Sendable {
 
     /// One line, e.g. `state: 3 numbers and 2 values from 7 records (412 bytes) in /var/lib/subd/subd-state.log`.
     public var description: String {
-        var line = created
+        var line =
+            created
             ? "state: new log \(path)"
             : "state: \(numbers) numbers and \(values) values from \(records) records (\(bytes) bytes) in \(path)"
         if let truncation {
-            line += "; cut a write torn by a crash at offset \(truncation.offset) (\(truncation.bytes) bytes: "
+            line +=
+                "; cut a write torn by a crash at offset \(truncation.offset) (\(truncation.bytes) bytes: "
                 + "\(truncation.reason))"
         }
         if removedTemporaryFile { line += "; removed an unfinished compaction's temporary file" }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The wall-clock time as the project prints it: UTC, ISO 8601, milliseconds (`2026-11-21T20:26:00.123Z`), in log
@@ -14,7 +14,8 @@ public enum UTCTimestamp {
         var seconds = spec.tv_sec
         var parts = tm()
         gmtime_r(&seconds, &parts)
-        let date = pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
+        let date =
+            pad(Int(parts.tm_year) + 1900, 4) + "-" + pad(Int(parts.tm_mon) + 1, 2) + "-"
             + pad(Int(parts.tm_mday), 2)
         let time = pad(Int(parts.tm_hour), 2) + ":" + pad(Int(parts.tm_min), 2) + ":" + pad(Int(parts.tm_sec), 2)
         return date + "T" + time + "." + pad(Int(spec.tv_nsec) / 1_000_000, 3) + "Z"

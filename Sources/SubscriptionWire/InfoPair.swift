@@ -57,7 +57,9 @@ public struct InfoPair: Equatable, Hashable, Sendable {
     /// Checks one key's bytes.
     public static func checkKey<Bytes: Collection>(_ key: Bytes) throws(Problem) where Bytes.Element == UInt8 {
         guard let first = key.first, key.count <= maxKeyLength, isLetter(first) else { throw .badKey }
-        for byte in key where !(isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "_")
+        for byte in key
+        where
+            !(isLetter(byte) || isDigit(byte) || byte == UInt8(ascii: "_")
             || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "."))
         {
             throw .badKey
@@ -113,7 +115,9 @@ public struct InfoPair: Equatable, Hashable, Sendable {
                 out.append(byte)
                 continue
             }
-            guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else { return nil }
+            guard let high = bytes.next().flatMap(hexValue), let low = bytes.next().flatMap(hexValue) else {
+                return nil
+            }
             out.append(high << 4 | low)
         }
         return String(validating: out, as: UTF8.self)

@@ -206,8 +206,9 @@ struct BenchOptions: Sendable {
             if !given.contains("--messages") { messages = 300_000 }
             latencySamples = 0
             guard size >= 10 else {
-                throw .usage("--scenario pipeline needs --size of at least 10 (each payload starts with its "
-                    + "10-digit sequence number)")
+                throw .usage(
+                    "--scenario pipeline needs --size of at least 10 (each payload starts with its "
+                        + "10-digit sequence number)")
             }
         case .idle:
             for option in ["--subscribers", "--messages", "--size", "--window", "--latency-samples"]

@@ -94,11 +94,14 @@ struct BenchRun {
         // Wakes any subscriber thread still blocked in a read when the run ends early; the process exits next.
         defer { for subscriber in subscribers { subscriber.connection.shutdown() } }
         // Subscribers go to the other nodes in turn when --subscribers-at names them, else to the one daemon.
-        let subscriberEndpoints = options.subscriberServers.map { BenchEndpoint(host: $0.host, port: $0.port, tls: nil) }
+        let subscriberEndpoints = options.subscriberServers.map {
+            BenchEndpoint(host: $0.host, port: $0.port, tls: nil)
+        }
         for index in 0..<options.subscribers {
             let subscriber = try Subscriber.start(
                 index: index,
-                endpoint: subscriberEndpoints.isEmpty ? endpoint : subscriberEndpoints[index % subscriberEndpoints.count],
+                endpoint: subscriberEndpoints.isEmpty
+                    ? endpoint : subscriberEndpoints[index % subscriberEndpoints.count],
                 number: options.number, throughputTarget: options.messages, milestones: milestones)
             subscribers.append(subscriber)
             board.add(subscriber.progress)
@@ -108,11 +111,15 @@ struct BenchRun {
             throw .daemon("a subscriber could not subscribe: \(failure)")
         }
 
-        Console.out("subbench: fan-out" + (endpoint.tls == nil ? "" : " over TLS") + " 1 publisher -> "
-            + "\(options.subscribers) subscribers, \(options.messages) msgs x \(options.size) B, "
-            + "window \(options.window)" + (publisher.negotiated.map { ", \($0)" } ?? "")
-            + (options.subscriberServers.isEmpty
-                ? "" : ", subscribers on \(options.subscriberServers.map { "\($0.host):\($0.port)" }.joined(separator: " and "))"))
+        Console.out(
+            "subbench: fan-out" + (endpoint.tls == nil ? "" : " over TLS") + " 1 publisher -> "
+                + "\(options.subscribers) subscribers, \(options.messages) msgs x \(options.size) B, "
+                + "window \(options.window)" + (publisher.negotiated.map { ", \($0)" } ?? "")
+                + (options.subscriberServers.isEmpty
+                    ? ""
+                    : ", subscribers on "
+                        + options.subscriberServers.map { "\($0.host):\($0.port)" }.joined(separator: " and "))
+        )
         let start = MonotonicClock.nanoseconds()
         try publisher.publish(count: options.messages, window: options.window)
         let published = MonotonicClock.nanoseconds() - start
@@ -134,8 +141,9 @@ struct BenchRun {
             let p50 = BenchFormat.milliseconds(BenchFormat.percentile(roundTrips, 0.50))
             let p99 = BenchFormat.milliseconds(BenchFormat.percentile(roundTrips, 0.99))
             let maximum = BenchFormat.milliseconds(roundTrips.last ?? 0)
-            Console.out("publish round-trip (window 1, \(roundTrips.count) samples): "
-                + "p50 \(p50) ms, p99 \(p99) ms, max \(maximum) ms")
+            Console.out(
+                "publish round-trip (window 1, \(roundTrips.count) samples): "
+                    + "p50 \(p50) ms, p99 \(p99) ms, max \(maximum) ms")
         }
         if let peak {
             Console.out("subd peak RSS: \(BenchFormat.mebibytes(peak)) MiB")
@@ -174,8 +182,9 @@ struct BenchRun {
     private func problems(publisher check: ReplyCheck, subscribers: [Subscriber], totalTarget: Int) -> [String] {
         var problems: [String] = []
         if check.receiverMismatches > 0 {
-            problems.append("\(check.receiverMismatches) PUB replies did not count \(options.subscribers) receivers "
-                + "(first: '\(check.firstMismatch ?? "")')")
+            problems.append(
+                "\(check.receiverMismatches) PUB replies did not count \(options.subscribers) receivers "
+                    + "(first: '\(check.firstMismatch ?? "")')")
         }
         if check.errors > 0 {
             problems.append("\(check.errors) PUB replies were errors (first: '\(check.firstError ?? "")')")
@@ -184,12 +193,14 @@ struct BenchRun {
             let progress = subscriber.progress
             let received = progress.received.load(ordering: .relaxed)
             if let failure = progress.failure.withLock({ $0 }) {
-                problems.append("subscriber \(progress.index) stopped after \(received) of \(totalTarget) msgs: "
-                    + failure)
+                problems.append(
+                    "subscriber \(progress.index) stopped after \(received) of \(totalTarget) msgs: "
+                        + failure)
             } else if received != totalTarget {
                 let what = received < totalTarget ? "lost" : "extra"
-                problems.append("subscriber \(progress.index) received \(received) of \(totalTarget) msgs "
-                    + "(\(abs(received - totalTarget)) \(what))")
+                problems.append(
+                    "subscriber \(progress.index) received \(received) of \(totalTarget) msgs "
+                        + "(\(abs(received - totalTarget)) \(what))")
             }
         }
         return problems

@@ -152,7 +152,8 @@ final class DaemonProcess: Sendable {
             let ended = log.ended
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             let lines = log.recentLines.map { "\n  " + $0 }.joined()
-            let what = !ended
+            let what =
+                !ended
                 ? "did not log 'listening on \(transport) HOST:PORT' within 10 s" : "exited before listening"
             throw .daemon("\(path) \(what); its last stderr lines:" + (lines.isEmpty ? " (none)" : lines))
         }
@@ -173,7 +174,8 @@ final class DaemonProcess: Sendable {
         log.waitForEnd(seconds: 1)
         if process.terminationReason == .uncaughtSignal {
             let signal = process.terminationStatus
-            return signal == SIGTERM ? "subd was killed by SIGTERM instead of stopping cleanly with exit status 0"
+            return signal == SIGTERM
+                ? "subd was killed by SIGTERM instead of stopping cleanly with exit status 0"
                 : "subd was killed by signal \(signal)"
         }
         return process.terminationStatus == 0 ? nil : "subd exited with status \(process.terminationStatus)"

@@ -38,9 +38,10 @@ struct IdleRun {
         }
         let needed = rlim_t(connections + spareDescriptors)
         guard limit.rlim_max >= needed else {
-            throw .limit("--connections \(connections) needs at least \(needed) open files per process (subbench and "
-                + "subd each), but the hard limit RLIMIT_NOFILE is \(limit.rlim_max) (ulimit -Hn); raise it (e.g. "
-                + "LimitNOFILE= or /etc/security/limits.conf) or give fewer --connections")
+            throw .limit(
+                "--connections \(connections) needs at least \(needed) open files per process (subbench and "
+                    + "subd each), but the hard limit RLIMIT_NOFILE is \(limit.rlim_max) (ulimit -Hn); raise it (e.g. "
+                    + "LimitNOFILE= or /etc/security/limits.conf) or give fewer --connections")
         }
         guard limit.rlim_cur < limit.rlim_max else { return nil }
         let old = limit.rlim_cur
@@ -68,14 +69,17 @@ struct IdleRun {
         defer { for socket in sockets { socket.close() } }
         let start = MonotonicClock.nanoseconds()
         try subscribeAll(into: &sockets, host: host, port: port, progress: board.idle)
-        Console.out("subscribed \(BenchFormat.grouped(count)) connections in "
-            + "\(BenchFormat.seconds(MonotonicClock.nanoseconds() - start)) s")
+        Console.out(
+            "subscribed \(BenchFormat.grouped(count)) connections in "
+                + "\(BenchFormat.seconds(MonotonicClock.nanoseconds() - start)) s")
 
         var problems: [String] = []
         let subscribed = try control.stats()
-        Console.out("STATS: connections \(subscribed.text("connections")), "
-            + "subscriptions \(subscribed.text("subscriptions"))")
-        problems += subscribed.mismatches(["connections": count + 1, "subscriptions": count],
+        Console.out(
+            "STATS: connections \(subscribed.text("connections")), "
+                + "subscriptions \(subscribed.text("subscriptions"))")
+        problems += subscribed.mismatches(
+            ["connections": count + 1, "subscriptions": count],
             when: "with every idle connection subscribed")
         Thread.sleep(forTimeInterval: 1)
         problems += checkResident(
@@ -88,9 +92,11 @@ struct IdleRun {
         let closedAt = MonotonicClock.nanoseconds()
         let closed = try waitUntilClosed(control)
         let waited = BenchFormat.seconds(MonotonicClock.nanoseconds() - closedAt)
-        Console.out("closed them; STATS counted \(closed.text("connections")) connection(s) and "
-            + "\(closed.text("subscriptions")) subscription(s) \(waited) s later")
-        problems += closed.mismatches(["connections": 1, "subscriptions": 0],
+        Console.out(
+            "closed them; STATS counted \(closed.text("connections")) connection(s) and "
+                + "\(closed.text("subscriptions")) subscription(s) \(waited) s later")
+        problems += closed.mismatches(
+            ["connections": 1, "subscriptions": 0],
             when: "\(Int(Self.closeSeconds)) s after the idle connections closed")
         Thread.sleep(forTimeInterval: 2)
         problems += checkResident(
@@ -140,8 +146,9 @@ struct IdleRun {
             do {
                 length = try socket.read(into: buffer, what: "reading the reply to SUB on idle connection \(index + 1)")
             } catch .io(_, let code) where code == EAGAIN || code == EWOULDBLOCK {
-                throw .daemon("idle connection \(index + 1) got no reply to SUB within \(Self.replySeconds) s (is "
-                    + "subd out of file descriptors? its log says 'accept failed' then)")
+                throw .daemon(
+                    "idle connection \(index + 1) got no reply to SUB within \(Self.replySeconds) s (is "
+                        + "subd out of file descriptors? its log says 'accept failed' then)")
             }
             guard length > 0 else { throw .connectionClosed("on idle connection \(index + 1) before it answered SUB") }
             try scanner.scan(UnsafeRawBufferPointer(rebasing: buffer[..<length])) { frame in
@@ -151,7 +158,8 @@ struct IdleRun {
         switch reply {
         case .ok: return
         case .error(let line) where line.hasPrefix("-ERR LIMIT"):
-            throw .refused(command: "\(command) on idle connection \(index + 1)",
+            throw .refused(
+                command: "\(command) on idle connection \(index + 1)",
                 reply: line + " (with --server, subd needs max_connections of at least \(options.connections + 1), "
                     + "e.g. SUBD_MAX_CONNECTIONS=\(options.connections + 16))")
         case .error(let line): throw .refused(command: "\(command) on idle connection \(index + 1)", reply: line)
@@ -198,8 +206,9 @@ struct IdleRun {
             guard fields.count >= 4, let soft = Int(fields[3]) else { return }
             let needed = options.connections + Self.spareDescriptors
             guard soft < needed else { return }
-            throw .limit("subd (pid \(pid)) may open only \(soft) files (soft RLIMIT_NOFILE), fewer than the \(needed) "
-                + "that --connections \(options.connections) needs; raise its limit or give fewer --connections")
+            throw .limit(
+                "subd (pid \(pid)) may open only \(soft) files (soft RLIMIT_NOFILE), fewer than the \(needed) "
+                    + "that --connections \(options.connections) needs; raise its limit or give fewer --connections")
         }
     }
 }

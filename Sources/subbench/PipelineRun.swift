@@ -28,10 +28,11 @@ struct PipelineRun {
         let stalled = try stream.writeUntilStall(
             socket, progress: board.publisher, milliseconds: Self.stallMilliseconds)
         let written = BenchFormat.grouped(stream.framesWritten)
-        Console.out(stalled
-            ? "wrote \(written) of \(BenchFormat.grouped(count)) SENDs, then writes stalled for 1 s "
-                + "(subd paused reading)"
-            : "wrote all \(written) SENDs without a stall")
+        Console.out(
+            stalled
+                ? "wrote \(written) of \(BenchFormat.grouped(count)) SENDs, then writes stalled for 1 s "
+                    + "(subd paused reading)"
+                : "wrote all \(written) SENDs without a stall")
         // The kernel updates VmHWM lazily, so a later reading can be a little lower: the report keeps the highest.
         var peakSeen = 0
         if let pid, let now = residentBytes(pid: pid), let peak = peakResidentBytes(pid: pid) {
@@ -51,16 +52,18 @@ struct PipelineRun {
         }
         let tally = reader.wait()
         let elapsed = (tally.finishedAt > start ? tally.finishedAt : MonotonicClock.nanoseconds()) - start
-        Console.out("read \(tally.messages) MSG pushes and \(tally.replies) replies; all done in "
-            + "\(BenchFormat.seconds(elapsed)) s")
+        Console.out(
+            "read \(tally.messages) MSG pushes and \(tally.replies) replies; all done in "
+                + "\(BenchFormat.seconds(elapsed)) s")
 
         var problems = tally.problems(expected: count)
         if let pid, let last = peakResidentBytes(pid: pid) {
             let peak = max(peakSeen, last)
             Console.out("subd peak RSS: \(BenchFormat.mebibytes(peak)) MiB (limit \(options.maxResidentMiB) MiB)")
             if peak > options.maxResidentMiB << 20 {
-                problems.append("subd's peak RSS \(BenchFormat.mebibytes(peak)) MiB is over the limit of "
-                    + "\(options.maxResidentMiB) MiB (--max-rss-mib)")
+                problems.append(
+                    "subd's peak RSS \(BenchFormat.mebibytes(peak)) MiB is over the limit of "
+                        + "\(options.maxResidentMiB) MiB (--max-rss-mib)")
             }
         } else {
             Console.out("subd peak RSS: not measured" + (pid == nil ? " (give --pid with --server)" : ""))

@@ -31,15 +31,18 @@ final class ProgressBoard: Sendable {
         let total = options.messages + options.latencySamples
         var lines = ["subbench: timed out after \(BenchFormat.decimals(seconds, places: 0)) s"]
         if options.scenario == .idle {
-            lines.append("idle connections: \(idle.opened.load(ordering: .relaxed)) of \(options.connections) opened, "
-                + "\(idle.subscribed.load(ordering: .relaxed)) subscribed"
-                + (idle.closed.load(ordering: .relaxed) ? ", all closed since" : ""))
+            lines.append(
+                "idle connections: \(idle.opened.load(ordering: .relaxed)) of \(options.connections) opened, "
+                    + "\(idle.subscribed.load(ordering: .relaxed)) subscribed"
+                    + (idle.closed.load(ordering: .relaxed) ? ", all closed since" : ""))
         } else {
-            lines.append("published \(publisher.sent.load(ordering: .relaxed)) of \(total) msgs, "
-                + "\(publisher.acknowledged.load(ordering: .relaxed)) acknowledged")
+            lines.append(
+                "published \(publisher.sent.load(ordering: .relaxed)) of \(total) msgs, "
+                    + "\(publisher.acknowledged.load(ordering: .relaxed)) acknowledged")
         }
         for subscriber in subscribers.withLock({ $0 }) {
-            var line = "subscriber \(subscriber.index): received \(subscriber.received.load(ordering: .relaxed))"
+            var line =
+                "subscriber \(subscriber.index): received \(subscriber.received.load(ordering: .relaxed))"
                 + " of \(total) msgs"
             if let failure = subscriber.failure.withLock({ $0 }) { line += " (stopped: \(failure))" }
             lines.append(line)

@@ -18,8 +18,9 @@ struct ThrowawayCertificate: Sendable {
     /// fails (with its last stderr lines).
     static func make() throws(BenchError) -> ThrowawayCertificate {
         guard let openssl = findInPath("openssl") else {
-            throw .tls("--tls needs the openssl command to make a throwaway certificate and there is none in PATH "
-                + "(Debian: apt-get install openssl; `make bench` installs it)")
+            throw .tls(
+                "--tls needs the openssl command to make a throwaway certificate and there is none in PATH "
+                    + "(Debian: apt-get install openssl; `make bench` installs it)")
         }
         let certificate = ThrowawayCertificate(directory: try makeDirectory())
         let process = Process()
@@ -45,8 +46,9 @@ struct ThrowawayCertificate: Sendable {
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             certificate.remove()
             let lines = text.split(separator: "\n").suffix(5).joined(separator: "; ")
-            throw .tls("openssl req could not make the throwaway certificate (status \(process.terminationStatus))"
-                + (lines.isEmpty ? "" : ": \(lines)"))
+            throw .tls(
+                "openssl req could not make the throwaway certificate (status \(process.terminationStatus))"
+                    + (lines.isEmpty ? "" : ": \(lines)"))
         }
         return certificate
     }

@@ -1,11 +1,12 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import Glibc
 import SubscriptionClient
 import SubscriptionWire
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// The `listen --json` line of a message: `{"number":"SCIENCE","payload":"V1.0","from":"alice",`
 /// `"info":{"unit":"EUR"},"received_at":"2026-11-21T20:26:00.123Z"}`.

@@ -120,7 +120,8 @@ struct ListenCommand: AsyncParsableCommand {
             }
             reconnection.subscribed()
             Report.error(
-                "listening on \(subscription.patterns.joined(separator: ", "))" + (group.map { " (group \($0))" } ?? ""))
+                "listening on \(subscription.patterns.joined(separator: ", "))" + (group.map { " (group \($0))" } ?? "")
+            )
             let (outcome, count) = await Self.print(
                 subscription, count: self.count.map { $0 - received }, json: json, raw: raw)
             received += count

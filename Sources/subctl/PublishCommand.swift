@@ -57,7 +57,9 @@ struct PublishCommand: AsyncParsableCommand {
         if count != nil && lines { throw ValidationError("--count repeats one message; --lines reads many: give one") }
         if let interval {
             guard count != nil else { throw ValidationError("--interval goes with --count") }
-            guard interval >= 0, interval.isFinite else { throw ValidationError("--interval must be 0 or more seconds") }
+            guard interval >= 0, interval.isFinite else {
+                throw ValidationError("--interval must be 0 or more seconds")
+            }
         }
     }
 

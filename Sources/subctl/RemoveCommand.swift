@@ -6,7 +6,9 @@ struct RemoveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "remove",
         abstract: "Remove subscription numbers; their subscribers are told GONE.",
-        discussion: "Prints 'removed NUMBER (K subscribers told)' ('subscriber' when K is 1) for each, in order; stops at the first failure."
+        discussion:
+            "Prints 'removed NUMBER (K subscribers told)' ('subscriber' when K is 1) for each, in order; "
+            + "stops at the first failure."
     )
 
     @OptionGroup var options: GlobalOptions

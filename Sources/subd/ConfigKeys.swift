@@ -54,7 +54,8 @@ struct ConfigField<Draft>: Sendable {
     var read: Reader
 
     /// How a field is read.
-    typealias Reader = @Sendable (_ node: Node, _ draft: inout Draft, _ fail: (String) -> ConfigurationError)
+    typealias Reader =
+        @Sendable (_ node: Node, _ draft: inout Draft, _ fail: (String) -> ConfigurationError)
         throws(ConfigurationError) -> Void
 
     /// The field named `name` of kind `kind`, whose default is `defaultValue`.
@@ -90,9 +91,10 @@ extension ConfigLoader {
         Setting(
             info: ConfigKeyInfo(
                 name: "listen", kind: "a list of HOST:PORT, [IPv6]:PORT, unix:PATH or tls://HOST:PORT",
-                defaultValue: .value(ConfigKeyInfo.list(
-                    defaults.server.listen.map(\.endpoint)
-                        + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }))),
+                defaultValue: .value(
+                    ConfigKeyInfo.list(
+                        defaults.server.listen.map(\.endpoint)
+                            + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }))),
             fromDocumentOnly: false
         ) { loader, loaded throws(ConfigurationError) in
             guard let listen = try loader.strings("listen") else { return }

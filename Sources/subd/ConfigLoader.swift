@@ -31,11 +31,6 @@ struct ConfigLoader {
     /// The file's YAML mapping, for the keys read by hand (``Setting/fromDocumentOnly``); nil without one.
     let document: Node.Mapping?
 
-    private init(reader: ConfigReader, document: Node.Mapping?) {
-        self.reader = reader
-        self.document = document
-    }
-
     /// Loads and checks the configuration. Every problem is a ``ConfigurationError`` naming the key.
     static func load(_ arguments: DaemonArguments) async throws(ConfigurationError) -> Loaded {
         var fromCommandLine: [AbsoluteConfigKey: ConfigValue] = [:]
@@ -194,9 +189,10 @@ private struct DocumentProvider: ConfigProvider {
 
     nonisolated(nonsending) func watchValue<Return: ~Copyable>(
         forKey key: AbsoluteConfigKey, type: ConfigType,
-        updatesHandler: nonisolated(nonsending) (
-            ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
-        ) async throws -> Return
+        updatesHandler:
+            nonisolated(nonsending) (
+                ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>
+            ) async throws -> Return
     ) async throws -> Return {
         try await watchValueFromValue(forKey: key, type: type, updatesHandler: updatesHandler)
     }
@@ -204,7 +200,8 @@ private struct DocumentProvider: ConfigProvider {
     func snapshot() -> any ConfigSnapshot { document }
 
     nonisolated(nonsending) func watchSnapshot<Return: ~Copyable>(
-        updatesHandler: nonisolated(nonsending) (ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws
+        updatesHandler:
+            nonisolated(nonsending) (ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws
             -> Return
     ) async throws -> Return {
         try await watchSnapshotFromSnapshot(updatesHandler: updatesHandler)

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import SubscriptionCluster
 import SubscriptionServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Runs the server as a systemd service: signals in, readiness, status, reloads and watchdog pings out, exit
 /// status at the end.

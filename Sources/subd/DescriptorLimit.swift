@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The open-file limit: each connection is one descriptor, so subd raises its soft limit to the hard limit at start

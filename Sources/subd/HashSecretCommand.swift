@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// `subd hash-secret [--iterations N]`: reads a user's secret from stdin and prints the `secret_hash` for the
 /// config file's `users:` list, so the clear secret never has to be written into the file.

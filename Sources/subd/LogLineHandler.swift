@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// subd's log format: one line per event on stderr, written with a single write(2) so lines from different
 /// threads never interleave:

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The write end of the self-pipe, read by the C signal handler. Set once, before any handler is installed.
 nonisolated(unsafe) private var signalPipeWriteEnd: Int32 = -1

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import SubscriptionCluster
 import SubscriptionServer
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 // subd: the subscription service center as a daemon. See README.md and `subd --help`.
 

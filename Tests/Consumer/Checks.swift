@@ -4,9 +4,9 @@ import SubscriptionWire
 import Synchronization
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The subd that docs/SWIFT.md's blocks talk to: they write `"127.0.0.1:7827"` (where `make run` listens), which

@@ -197,7 +197,9 @@ final class Run {
                 check(created == !exists, "\(context): created \(created), model says exists \(exists)")
                 if !exists { model.numbers[key] = Model.Number(retained: retained) }
             } catch {
-                check(overLimit && error == .limit("at most \(Model.maxNumbers) numbers may exist"), "\(context): \(error)")
+                check(
+                    overLimit && error == .limit("at most \(Model.maxNumbers) numbers may exist"),
+                    "\(context): \(error)")
             }
         case .remove(let number):
             guard !deniedSystem(number, slot: slot) else { return }
@@ -208,12 +210,14 @@ final class Run {
                 check(model.numbers.removeValue(forKey: key) != nil, "\(context): removed a number the model lacks")
                 let expected = Set(model.subscriptions.filter { $0.value[key] != nil }.map(\.key))
                 let toldSlots = told.map { ($0 as! FuzzSession).slot }
-                check(toldSlots.count == expected.count && Set(toldSlots) == expected,
-                      "\(context): told \(toldSlots), model \(expected.sorted())")
+                check(
+                    toldSlots.count == expected.count && Set(toldSlots) == expected,
+                    "\(context): told \(toldSlots), model \(expected.sorted())")
                 for other in sessions {
                     let added = other.gone.count - goneBefore[other.slot]
-                    check(added == (expected.contains(other.slot) ? 1 : 0) && (added == 0 || other.gone.last == key),
-                          "\(context): session \(other.slot) got \(added) GONE")
+                    check(
+                        added == (expected.contains(other.slot) ? 1 : 0) && (added == 0 || other.gone.last == key),
+                        "\(context): session \(other.slot) got \(added) GONE")
                 }
                 for slot in expected { model.subscriptions[slot]![key] = nil }
                 model.subscriptions = model.subscriptions.filter { !$0.value.isEmpty }
@@ -235,12 +239,17 @@ final class Run {
             let key = bytes(number)
             do {
                 let slot = try center.retainedSlot(of: number)
-                guard let expected = model.numbers[key] else { return check(false, "\(context): GET of a missing number") }
+                guard let expected = model.numbers[key] else {
+                    return check(false, "\(context): GET of a missing number")
+                }
                 check((slot != nil) == expected.retained, "\(context): retained kind differs")
                 if let slot {
-                    check(slot.revision == expected.revision, "\(context): revision \(slot.revision) != \(expected.revision)")
-                    check(slot.value?.payload == expected.value && slot.sender == expected.sender,
-                          "\(context): value differs")
+                    check(
+                        slot.revision == expected.revision,
+                        "\(context): revision \(slot.revision) != \(expected.revision)")
+                    check(
+                        slot.value?.payload == expected.value && slot.sender == expected.sender,
+                        "\(context): value differs")
                     check(slot.value == nil || slot.value!.revision == slot.revision, "\(context): value's revision")
                 }
             } catch {
@@ -251,14 +260,17 @@ final class Run {
             do {
                 let listed = try center.list(matching: pattern)
                 let expected = model.list(bytes(pattern))
-                check(listed.map { bytes($0.number) } == expected,
-                      "\(context): listed \(listed.map(\.number)), model \(expected.map(text))")
+                check(
+                    listed.map { bytes($0.number) } == expected,
+                    "\(context): listed \(listed.map(\.number)), model \(expected.map(text))")
                 for info in listed {
                     let number = model.numbers[bytes(info.number)]!
-                    check(info.subscribers == model.subscriberCount(of: bytes(info.number)),
-                          "\(context): \(info.number) has \(info.subscribers) subscribers")
-                    check(info.retainedRevision == (number.retained ? number.revision : nil),
-                          "\(context): \(info.number) revision")
+                    check(
+                        info.subscribers == model.subscriberCount(of: bytes(info.number)),
+                        "\(context): \(info.number) has \(info.subscribers) subscribers")
+                    check(
+                        info.retainedRevision == (number.retained ? number.revision : nil),
+                        "\(context): \(info.number) revision")
                 }
             } catch {
                 check(false, "\(context): LIST of a parsed pattern failed: \(error)")
@@ -279,12 +291,14 @@ final class Run {
             guard let entry = model.numbers[number], entry.retained, entry.value != nil else { return false }
             return from == nil || entry.sender.map(bytes) == from.map(bytes)
         }
-        check(values.map { bytes($0.number) } == expectedValues,
-              "\(context): current values \(values.map(\.number)), model \(expectedValues.map(text))")
+        check(
+            values.map { bytes($0.number) } == expectedValues,
+            "\(context): current values \(values.map(\.number)), model \(expectedValues.map(text))")
         for value in values {
             let entry = model.numbers[bytes(value.number)]!
-            check(value.slot.revision == entry.revision && value.slot.value?.payload == entry.value,
-                  "\(context): current value of \(value.number)")
+            check(
+                value.slot.revision == entry.revision && value.slot.value?.payload == entry.value,
+                "\(context): current value of \(value.number)")
         }
         let mine = model.subscriptions[slot] ?? [:]
         do {
@@ -331,7 +345,8 @@ final class Run {
             entry.value = payload
             entry.sender = sender
             model.numbers[key] = entry
-            check(made == 1 && madeRevision == entry.revision, "\(context): revision \(String(describing: madeRevision))")
+            check(
+                made == 1 && madeRevision == entry.revision, "\(context): revision \(String(describing: madeRevision))")
         } else {
             check(madeRevision == nil, "\(context): a plain number's message has a revision")
         }
@@ -355,19 +370,24 @@ final class Run {
         check(accepted == received.count, "\(context): send reports \(accepted), customers accepted \(received.count)")
         if accepted > 0 || made > 0 { check(made == 1, "\(context): delivered without making the message") }
         for (slot, delivery) in received {
-            check(delivery.number == key && delivery.message.number == key && delivery.message.payload == payload
+            check(
+                delivery.number == key && delivery.message.number == key && delivery.message.payload == payload
                     && delivery.message.sender == sender && delivery.message.revision == madeRevision,
-                  "\(context): session \(slot) got the wrong message")
+                "\(context): session \(slot) got the wrong message")
             if let group = delivery.group {
-                check(!direct.contains(slot) && groups[group]?.contains(slot) == true,
-                      "\(context): session \(slot) served through group \(text(group)) it is no matching member of")
+                check(
+                    !direct.contains(slot) && groups[group]?.contains(slot) == true,
+                    "\(context): session \(slot) served through group \(text(group)) it is no matching member of")
             } else {
-                check(direct.contains(slot), "\(context): session \(slot) got it directly without a direct subscription")
+                check(
+                    direct.contains(slot), "\(context): session \(slot) got it directly without a direct subscription")
             }
         }
         // Session 2 refuses every fourth delivery: what it refused is not in `received`.
         for slot in direct where slot != 2 {
-            check(received[slot] != nil && received[slot]!.group == nil, "\(context): direct subscriber \(slot) missed it")
+            check(
+                received[slot] != nil && received[slot]!.group == nil, "\(context): direct subscriber \(slot) missed it"
+            )
         }
         for (group, members) in groups {
             let served = received.filter { members.contains($0.key) && $0.value.group == group }.count
@@ -383,20 +403,26 @@ final class Run {
         let context = "step \(step)"
         let total = model.subscriptions.values.reduce(0) { $0 + $1.count }
         let wildcards = model.subscriptions.values.reduce(0) { $0 + $1.keys.filter(isWildcard).count }
-        check(center.numberCount == model.numbers.count, "\(context): numberCount \(center.numberCount) != \(model.numbers.count)")
+        check(
+            center.numberCount == model.numbers.count,
+            "\(context): numberCount \(center.numberCount) != \(model.numbers.count)")
         check(center.clientNumberCount == model.clientNumberCount, "\(context): clientNumberCount")
-        check(center.subscriptionCount == total, "\(context): subscriptionCount \(center.subscriptionCount) != \(total)")
-        check(center.customerCount == model.subscriptions.count,
-              "\(context): customerCount \(center.customerCount) != \(model.subscriptions.count)")
+        check(
+            center.subscriptionCount == total, "\(context): subscriptionCount \(center.subscriptionCount) != \(total)")
+        check(
+            center.customerCount == model.subscriptions.count,
+            "\(context): customerCount \(center.customerCount) != \(model.subscriptions.count)")
         for session in sessions {
             let expected = (model.subscriptions[session.slot] ?? [:])
                 .map { SubscriptionInfo(pattern: text($0.key), from: $0.value.from, group: $0.value.group) }
                 .sorted { bytes($0.pattern).lexicographicallyPrecedes(bytes($1.pattern)) }
             let got = center.subscriptions(of: session)
-            check(got.count == expected.count && zip(got, expected).allSatisfy {
-                bytes($0.pattern) == bytes($1.pattern) && $0.from.map(bytes) == $1.from.map(bytes)
-                    && $0.group.map(bytes) == $1.group.map(bytes)
-            }, "\(context): subscriptions of \(session.slot): \(got) != \(expected)")
+            check(
+                got.count == expected.count
+                    && zip(got, expected).allSatisfy {
+                        bytes($0.pattern) == bytes($1.pattern) && $0.from.map(bytes) == $1.from.map(bytes)
+                            && $0.group.map(bytes) == $1.group.map(bytes)
+                    }, "\(context): subscriptions of \(session.slot): \(got) != \(expected)")
         }
         do {
             let listed = try center.list()
@@ -406,8 +432,9 @@ final class Run {
         }
         for number in model.numbers.keys {
             check(center.contains(text(number)), "\(context): \(text(number)) missing")
-            check(center.subscriberCount(of: text(number)) == model.subscriberCount(of: number),
-                  "\(context): subscriberCount of \(text(number))")
+            check(
+                center.subscriberCount(of: text(number)) == model.subscriberCount(of: number),
+                "\(context): subscriberCount of \(text(number))")
         }
 
         // The two-way index.
@@ -421,7 +448,9 @@ final class Run {
             for subscription in entry.subscribers.items {
                 exact += 1
                 check(subscription.isActive, "\(context): inactive subscription listed on \(key.string)")
-                check(subscription.record.patterns[key] == false, "\(context): number → customer without customer → number")
+                check(
+                    subscription.record.patterns[key] == false,
+                    "\(context): number → customer without customer → number")
                 check(center.customers[subscription.record.key] === subscription.record, "\(context): orphan record")
             }
         }
@@ -443,14 +472,17 @@ final class Run {
             for (pattern, wild) in record.patterns {
                 let model = mine[Array(pattern.text.utf8)]
                 check(model != nil && wild == isWildcard(Array(pattern.text.utf8)), "\(context): record pattern")
-                let subscription = wild
+                let subscription =
+                    wild
                     ? center.trie.subscription(of: record, tokens: NameKey.tokens(of: pattern.string))
                     : center.numbers[pattern]?.subscribers.subscription(of: record)
-                check(subscription != nil && subscription!.record === record && subscription!.isActive,
-                      "\(context): customer → \(pattern.string) without the subscription")
-                check(subscription!.from.map(bytes) == model!.from.map(bytes)
+                check(
+                    subscription != nil && subscription!.record === record && subscription!.isActive,
+                    "\(context): customer → \(pattern.string) without the subscription")
+                check(
+                    subscription!.from.map(bytes) == model!.from.map(bytes)
                         && subscription!.group.map(bytes) == model!.group.map(bytes),
-                      "\(context): filter or group of \(pattern.string)")
+                    "\(context): filter or group of \(pattern.string)")
             }
         }
     }
@@ -472,7 +504,8 @@ public func fuzzCommandPath(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     for slot in 0..<4 { run.close(slot) }
     run.checkInvariants()
-    check(run.center.customers.isEmpty && run.center.trie.nodeCount == 0 && run.center.queueGroups.isEmpty,
-          "everything closed, yet the center holds subscriptions")
+    check(
+        run.center.customers.isEmpty && run.center.trie.nodeCount == 0 && run.center.queueGroups.isEmpty,
+        "everything closed, yet the center holds subscriptions")
     return 0
 }

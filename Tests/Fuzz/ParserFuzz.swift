@@ -1,6 +1,6 @@
 // libFuzzer target for the command parser (`make fuzz`). The Makefile compiles it together with the parser's
-// sources into one module (the wire's rules linked in as a library). Every input is fed all at once and again in chunks taken from
-// the input itself; both must give the same commands, and the parser's buffer must stay bounded.
+// sources into one module (the wire's rules linked in as a library). Every input is fed all at once and again in
+// chunks taken from the input itself; both must give the same commands, and the parser's buffer must stay bounded.
 
 import SubscriptionWire
 

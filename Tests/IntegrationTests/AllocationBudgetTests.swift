@@ -223,18 +223,22 @@ private struct AllocationProbe {
         _ key: String, from before: Counts, to after: Counts, commands: Int, per: String,
         file: StaticString = #filePath, line: UInt = #line
     ) throws {
-        try check(key, calls: after.allocations - before.allocations, commands: commands, per: per, file: file,
-                  line: line)
+        try check(
+            key, calls: after.allocations - before.allocations, commands: commands, per: per, file: file,
+            line: line)
         let refcount = after.referenceCounting - before.referenceCounting
         guard configuration != "debug" else {
             // Unoptimized Swift retains and releases per read as much as per command, so the debug figure moves with
             // how the input is cut into reads (160 to 200 per PUB seen): printed, checked only in release.
-            print("allocation guard: debug.\(key).refcount \(String(format: "%.3f", Double(refcount) / Double(commands))) "
-                + "retain and release calls per \(per) (\(refcount) / \(commands)); checked in release builds only")
+            let figure = String(format: "%.3f", Double(refcount) / Double(commands))
+            print(
+                "allocation guard: debug.\(key).refcount \(figure) "
+                    + "retain and release calls per \(per) (\(refcount) / \(commands)); checked in release builds only")
             return
         }
-        try check(key + ".refcount", calls: refcount, commands: commands, per: per, what: "retain and release calls",
-                  file: file, line: line)
+        try check(
+            key + ".refcount", calls: refcount, commands: commands, per: per, what: "retain and release calls",
+            file: file, line: line)
     }
 
     /// Prints the figure and asserts it against the budget `<configuration>.<key>`.

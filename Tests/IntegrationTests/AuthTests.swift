@@ -39,8 +39,9 @@ final class AuthTests: IntegrationTestCase {
         XCTAssertTrue(refused.stderr.contains("AUTH"), "\(refused)")
         let flag = try Subctl.run(["publish", "N", "x", "--server", daemon.server, "--token", "s3cret"])
         XCTAssertEqual(flag.lines, ["published to 0 receivers"], "\(flag)")
-        let environment = try Subctl.run(["publish", "N", "x", "--server", daemon.server],
-                                         environment: ["SUBD_TOKEN": "s3cret"])
+        let environment = try Subctl.run(
+            ["publish", "N", "x", "--server", daemon.server],
+            environment: ["SUBD_TOKEN": "s3cret"])
         XCTAssertEqual(environment.lines, ["published to 0 receivers"], "\(environment)")
     }
 

@@ -83,7 +83,9 @@ final class ClusterBridgeTests: ClusterTestCase {
         let nodes = try startCluster(nodes: 2)
         let doomed = try Daemon(config: nodeConfig(2, natsServers))
         defer { _ = doomed.stop(signal: SIGKILL) }
-        try eventually("node3 caught up with the numbers bucket", timeout: 30) { doomed.log.contains("numbers caught up") }
+        try eventually("node3 caught up with the numbers bucket", timeout: 30) {
+            doomed.log.contains("numbers caught up")
+        }
         let publisher = try connect(nodes[0], "publisher on node1")
         let survivor = try connect(nodes[1], "subscriber on node2")
         let victim = try LineClient.connect(port: doomed.port, label: "subscriber on node3")
@@ -118,7 +120,9 @@ final class ClusterBridgeTests: ClusterTestCase {
         let subscriber = try connect(nodes[1], "subscriber on node2")
         XCTAssertEqual(try publisher.command("CREATE N"), .ok("created"))
         try subscribe(subscriber, "N")
-        try eventually("node2's interest reached node1's NATS server") { try knows(natsServers[0], "subd.m.N", count: 1) }
+        try eventually("node2's interest reached node1's NATS server") {
+            try knows(natsServers[0], "subd.m.N", count: 1)
+        }
 
         natsServers[1].kill()  // node2's own server
         XCTAssertEqual(try subscriber.command("SEND N local"), .ok("1"), "local delivery goes on without NATS")
@@ -170,4 +174,3 @@ final class ClusterBridgeTests: ClusterTestCase {
         XCTAssertFalse(bad.log.contains("numbers caught up"))
     }
 }
-

@@ -13,14 +13,23 @@ final class ClusterConfigTests: IntegrationTestCase {
 
     func testBadClusterFieldsAreRefused() throws {
         let cases: [([String], String)] = [
-            (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  nodes: b"], "cluster.nodes: unknown"),
+            (
+                ["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  nodes: b"],
+                "cluster.nodes: unknown"
+            ),
             (["cluster:", "  node: a"], "cluster.servers: must list"),
             (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]"], "cluster.node: must name"),
             (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: \"a b\""], "cluster.node: 'a b'"),
             (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  user: u"], "cluster.user"),
             (["cluster:", "  servers: [\"nats://:x\"]", "  node: a"], "cluster.servers: 'nats://:x'"),
-            (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack_timeout: 0"], "cluster.ack_timeout"),
-            (["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack_timeout: x"], "cluster.ack_timeout"),
+            (
+                ["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack_timeout: 0"],
+                "cluster.ack_timeout"
+            ),
+            (
+                ["cluster:", "  servers: [\"nats://127.0.0.1:4222\"]", "  node: a", "  ack_timeout: x"],
+                "cluster.ack_timeout"
+            ),
         ]
         for (lines, expected) in cases {
             let result = try runSubd(lines)

@@ -186,7 +186,8 @@ final class ClusterQueueTests: ClusterTestCase {
     /// over the NATS server's `max_payload`), which reached this node's subscribers only. A node without `cluster:`
     /// has no `cluster_*` key.
     func testStatsCountPublicationsReceivedAndDropped() throws {
-        let server = try NATSServerProcess(.init(monitoring: true, maxPayload: 64 * 1024, jetStream: true), directory: directory)
+        let server = try NATSServerProcess(
+            .init(monitoring: true, maxPayload: 64 * 1024, jetStream: true), directory: directory)
         natsServers = [server]
         try server.waitForJetStream()
         func config(_ node: String) -> DaemonConfig {
@@ -236,6 +237,7 @@ final class ClusterQueueTests: ClusterTestCase {
         XCTAssertEqual(try stats(overlapping.client)["cluster_received"], "6")
 
         let single = try startDaemon(DaemonConfig())
-        XCTAssertNil(try stats(try connect(single, "single node"))["cluster_dropped"], "no cluster key without cluster:")
+        XCTAssertNil(
+            try stats(try connect(single, "single node"))["cluster_dropped"], "no cluster key without cluster:")
     }
 }

@@ -88,8 +88,9 @@ final class ClusterRetainedTests: ClusterTestCase {
         }
         let newcomer = try connect(nodes[2], "newcomer on node3")
         XCTAssertEqual(try newcomer.command("SUB TEMP"), .ok())
-        XCTAssertEqual(newcomer.takePushes().compactMap(\.message).map { "\($0.attributes["rev"] ?? "") \($0.text)" },
-                       [last])
+        XCTAssertEqual(
+            newcomer.takePushes().compactMap(\.message).map { "\($0.attributes["rev"] ?? "") \($0.text)" },
+            [last])
 
         // A node started now gets the current value.
         let late = try startDaemon(nodeConfig(3, natsServers))

@@ -50,9 +50,10 @@ class ClusterTestCase: IntegrationTestCase {
     func nodeConfig(_ index: Int, _ servers: [NATSServerProcess], ack: [String] = ["  ack: local"]) -> DaemonConfig {
         let urls = (0..<3).map { servers[(index + $0) % 3].address }.map { "\"nats://\($0)\"" }
         var config = DaemonConfig()
-        config.extraLines = [
-            "cluster:", "  servers: [\(urls.joined(separator: ", "))]", "  node: node\(index + 1)",
-        ] + ack
+        config.extraLines =
+            [
+                "cluster:", "  servers: [\(urls.joined(separator: ", "))]", "  node: node\(index + 1)",
+            ] + ack
         return config
     }
 
@@ -99,7 +100,9 @@ class ClusterTestCase: IntegrationTestCase {
     private func subscriptionDetails(of node: String) throws -> [(subject: String, queue: String?)] {
         for server in natsServers where server.process.isRunning {
             let connections = try server.monitoring("/connz?subs=detail")["connections"] as? [[String: Any]] ?? []
-            guard let connection = connections.first(where: { $0["name"] as? String == "subd \(node)" }) else { continue }
+            guard let connection = connections.first(where: { $0["name"] as? String == "subd \(node)" }) else {
+                continue
+            }
             let details = connection["subscriptions_list_detail"] as? [[String: Any]] ?? []
             return details.compactMap { detail in
                 guard let subject = detail["subject"] as? String, subject.hasPrefix("subd.m.") else { return nil }

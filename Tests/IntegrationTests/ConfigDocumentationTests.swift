@@ -38,12 +38,14 @@ final class ConfigDocumentationTests: XCTestCase {
             return DocumentedKeys.problems(of: text.replacingOccurrences(of: old, with: new), against: table)
         }
         let wrongDefault = problems(replacing: "\nmax_line: 65536\n", with: "\nmax_line: 65535\n")
-        XCTAssertTrue(wrongDefault.contains { $0.contains("`max_line` shows 65535, but subd's default is 65536") },
+        XCTAssertTrue(
+            wrongDefault.contains { $0.contains("`max_line` shows 65535, but subd's default is 65536") },
             "\(wrongDefault)")
         let dropped = problems(replacing: "\n# state_dir: /var/lib/subd\n", with: "\n# state_dir is /var/lib/subd\n")
         XCTAssertTrue(dropped.contains { $0.contains("does not document `state_dir`") }, "\(dropped)")
         let nested = problems(replacing: "\n#   ack: all ", with: "\n#   ack: local ")
-        XCTAssertTrue(nested.contains { $0.contains("`cluster.ack` shows local, but subd's default is all") },
+        XCTAssertTrue(
+            nested.contains { $0.contains("`cluster.ack` shows local, but subd's default is all") },
             "\(nested)")
         let unknown = problems(replacing: "\nlog_level: info\n", with: "\nlog_level: info\n# log_levels: info\n")
         XCTAssertTrue(unknown.contains { $0.contains("`log_levels` is not a key subd reads") }, "\(unknown)")

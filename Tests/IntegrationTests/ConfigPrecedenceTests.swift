@@ -61,7 +61,8 @@ final class ConfigPrecedenceTests: IntegrationTestCase {
     func testMaxPendingBelowMaxPayloadIsRefused() throws {
         let result = try runSubd(yaml: "max_payload: 1048576\nmax_pending: 65536\n")
         XCTAssertEqual(result.status, 78)
-        XCTAssertTrue(result.lines.first?.contains("max_pending: must be at least max_payload") == true, "\(result.lines)")
+        XCTAssertTrue(
+            result.lines.first?.contains("max_pending: must be at least max_payload") == true, "\(result.lines)")
     }
 
     func testLivenessValuesOutOfRangeAreRefusedNamingTheKey() throws {
@@ -70,7 +71,10 @@ final class ConfigPrecedenceTests: IntegrationTestCase {
             ("tcp_keepalive_idle: -1\n", [:], "tcp_keepalive_idle: must be 0 (off) to 32767 seconds, got -1"),
             ("tcp_keepalive_interval: 40000\n", [:], "tcp_keepalive_interval: must be 1 to 32767 seconds"),
             ("command_timeout: -2\n", [:], "command_timeout: must be 0 (off) to 86400 seconds"),
-            ("log_level: info\n", ["SUBD_AUTH_TIMEOUT": "soon"], "auth_timeout: must be a number of seconds, got 'soon'"),
+            (
+                "log_level: info\n", ["SUBD_AUTH_TIMEOUT": "soon"],
+                "auth_timeout: must be a number of seconds, got 'soon'"
+            ),
         ]
         for (yaml, environment, says) in cases {
             let result = try runSubd(yaml: yaml, environment: environment)

@@ -95,7 +95,8 @@ class IntegrationTestCase: XCTestCase {
     /// Sends `CREATE` for each number and asserts `+OK created`.
     func create(_ client: LineClient, _ numbers: String..., file: StaticString = #filePath, line: UInt = #line) throws {
         for number in numbers {
-            XCTAssertEqual(try client.command("CREATE \(number)"), .ok("created"), "CREATE \(number)",
+            XCTAssertEqual(
+                try client.command("CREATE \(number)"), .ok("created"), "CREATE \(number)",
                 file: file, line: line)
         }
     }
@@ -124,7 +125,8 @@ class IntegrationTestCase: XCTestCase {
 
     /// Asserts that the connection still answers PING.
     func assertOpen(_ client: LineClient, _ context: String = "", file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertEqual(try client.command("PING"), .status("PONG"), "\(context): connection should stay open",
+        XCTAssertEqual(
+            try client.command("PING"), .status("PONG"), "\(context): connection should stay open",
             file: file, line: line)
     }
 
@@ -172,7 +174,8 @@ class IntegrationTestCase: XCTestCase {
         _ values: [String: String], _ key: String, file: StaticString = #filePath, line: UInt = #line
     ) -> Int? {
         guard let text = values[key] else {
-            XCTFail("STATS has no key '\(key)' (keys: \(values.keys.sorted().joined(separator: " ")))",
+            XCTFail(
+                "STATS has no key '\(key)' (keys: \(values.keys.sorted().joined(separator: " ")))",
                 file: file, line: line)
             return nil
         }

@@ -29,7 +29,8 @@ final class JournalLogTests: IntegrationTestCase {
         XCTAssertTrue(lines.contains { $0.hasPrefix("<4>warning reload: unix_socket changed") }, daemon.log)
         XCTAssertTrue(lines.contains { $0.hasPrefix("<3>error reload refused") }, daemon.log)
         for line in lines {
-            XCTAssertNotNil(line.firstMatch(of: #/^<[2-7]>(debug|info|notice|warning|error|critical) /#),
+            XCTAssertNotNil(
+                line.firstMatch(of: #/^<[2-7]>(debug|info|notice|warning|error|critical) /#),
                 "a journal line without its priority: \(line)")
         }
     }
@@ -40,7 +41,8 @@ final class JournalLogTests: IntegrationTestCase {
         let lines = daemon.log.split(separator: "\n")
         XCTAssertFalse(lines.isEmpty)
         for line in lines {
-            XCTAssertNotNil(line.firstMatch(of: #/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z (info|notice) /#),
+            XCTAssertNotNil(
+                line.firstMatch(of: #/^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z (info|notice) /#),
                 "expected a timestamped line: \(line)")
         }
     }

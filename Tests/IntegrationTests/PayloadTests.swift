@@ -1,5 +1,5 @@
-import XCTest
 import TestSupport
+import XCTest
 
 /// Binary payloads and max_payload.
 final class PayloadTests: IntegrationTestCase {
@@ -50,4 +50,3 @@ final class PayloadTests: IntegrationTestCase {
         XCTAssertEqual(try subscriber.pushesBeforePing(), [], "the oversized payload delivered nothing")
     }
 }
-

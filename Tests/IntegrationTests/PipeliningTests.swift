@@ -1,9 +1,10 @@
-import XCTest
 import TestSupport
+import XCTest
 
 /// Many commands per write, commands split into tiny writes, and replies never split by pushes.
 final class PipeliningTests: IntegrationTestCase {
-    private let script = "CREATE P\nSUB P\nPING one\nSEND P hello\nPUB P 3\na\nc\nLIST\nBOGUS\nUNSUB P\nSEND P gone\n"
+    private let script =
+        "CREATE P\nSUB P\nPING one\nSEND P hello\nPUB P 3\na\nc\nLIST\nBOGUS\nUNSUB P\nSEND P gone\n"
         + "PING two\nQUIT\n"
 
     /// Reads the replies and pushes the script above must produce, then checks the connection closed.

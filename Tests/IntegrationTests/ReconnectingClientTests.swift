@@ -260,7 +260,8 @@ final class ReconnectingClientTests: IntegrationTestCase {
         }
         let closing = clock.now
         await other.close()
-        XCTAssertLessThan(closing.duration(to: clock.now), .seconds(3), "close() does not wait for ever for QUIT's answer")
+        XCTAssertLessThan(
+            closing.duration(to: clock.now), .seconds(3), "close() does not wait for ever for QUIT's answer")
         daemon.child.send(signal: SIGCONT)
         let createdLater = try await client.create("LATER")
         XCTAssertTrue(createdLater, "the late +OK of PUB was not taken for CREATE's reply")

@@ -12,8 +12,10 @@ final class ResetLeakTests: IntegrationTestCase {
         [
             ("an incomplete line", Array("PIN".utf8)),
             ("half a PUB line", Array("PUB \(number) 10".utf8)),
-            ("a PUB line and half its payload",
-             Array("PUB \(number) 1000\n".utf8) + [UInt8](repeating: UInt8(ascii: "p"), count: 500)),
+            (
+                "a PUB line and half its payload",
+                Array("PUB \(number) 1000\n".utf8) + [UInt8](repeating: UInt8(ascii: "p"), count: 500)
+            ),
         ]
     }
 
@@ -181,7 +183,8 @@ final class ResetLeakTests: IntegrationTestCase {
         }
         XCTAssertEqual(
             try checker.pushesBeforePing(), [], "a PUB cut short (\(how)) delivered something", file: file, line: line)
-        XCTAssertEqual(try checker.command("SEND N after"), .ok("1"), "only the checker is subscribed", file: file, line: line)
+        XCTAssertEqual(
+            try checker.command("SEND N after"), .ok("1"), "only the checker is subscribed", file: file, line: line)
         XCTAssertEqual(try checker.nextMessage(), Message("N", text: "after"), file: file, line: line)
         try eventually("subd's descriptors back to \(descriptorsBefore)", file: file, line: line) {
             try openDescriptorCount(of: daemon.child.pid) <= descriptorsBefore
@@ -209,7 +212,8 @@ final class ResetLeakTests: IntegrationTestCase {
         }
         try create(fresh, number, file: file, line: line)
         try subscribe(fresh, number, file: file, line: line)
-        XCTAssertEqual(try fresh.command("SEND \(number) hello"), .ok("1"), "SEND to its own number",
+        XCTAssertEqual(
+            try fresh.command("SEND \(number) hello"), .ok("1"), "SEND to its own number",
             file: file, line: line)
         XCTAssertEqual(try fresh.nextMessage(), Message(number, text: "hello"), file: file, line: line)
     }

@@ -23,7 +23,10 @@ final class RetainedNumberTests: IntegrationTestCase {
         XCTAssertEqual(try publisher.command("SEND P plain"), .ok("1"))
         XCTAssertEqual(
             try rawLines(subscriber, 6),
-            ["MSG R 5 from=lab rev=1", "first", "MSG R 6 from=lab rev=2 unit=EUR", "second", "MSG P 5 from=lab", "plain"],
+            [
+                "MSG R 5 from=lab rev=1", "first", "MSG R 6 from=lab rev=2 unit=EUR", "second", "MSG P 5 from=lab",
+                "plain",
+            ],
             "rev= after from= and before the info pairs; none on a plain number")
     }
 
@@ -31,7 +34,9 @@ final class RetainedNumberTests: IntegrationTestCase {
         let daemon = try startDaemon()
         let alice = try connect(daemon, "alice")
         let bob = try connect(daemon, "bob")
-        for number in ["A.b", "A.a", "A.c"] { XCTAssertEqual(try alice.command("CREATE \(number) retain"), .ok("created")) }
+        for number in ["A.b", "A.a", "A.c"] {
+            XCTAssertEqual(try alice.command("CREATE \(number) retain"), .ok("created"))
+        }
         XCTAssertEqual(try alice.command("CREATE A.plain"), .ok("created"))
         XCTAssertEqual(try alice.command("HELLO name=alice").errorCode, nil)
         XCTAssertEqual(try bob.command("HELLO name=bob").errorCode, nil)
@@ -102,8 +107,9 @@ final class RetainedNumberTests: IntegrationTestCase {
         let reader = try connect(daemon, "reader")
         assertError(try reader.command("SUB V.*"), "LIMIT", "150 KB of values under a 100 KB max_pending")
         XCTAssertEqual(try reader.pushesBeforePing(), [], "nothing pushed, nothing subscribed")
-        XCTAssertEqual(try publisher.command("LIST V.* kind"),
-                       .list(["V.a 0 retained 1", "V.b 0 retained 1", "V.c 0 retained 1"]))
+        XCTAssertEqual(
+            try publisher.command("LIST V.* kind"),
+            .list(["V.a 0 retained 1", "V.b 0 retained 1", "V.c 0 retained 1"]))
         XCTAssertEqual(try reader.command("SUB V.a"), .ok(), "one value fits")
         XCTAssertEqual(try reader.nextMessage().payload, big)
     }

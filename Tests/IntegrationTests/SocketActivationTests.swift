@@ -105,7 +105,8 @@ final class SocketActivationTests: XCTestCase {
         }
         var found: [String] = []
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            for fields in try rows(of: table) where fields.count > 9 && fields[3] == "0A" && inodes.contains(fields[9]) {
+            for fields in try rows(of: table) where fields.count > 9 && fields[3] == "0A" && inodes.contains(fields[9])
+            {
                 found.append("tcp " + decodeIPv4(fields[1]))
             }
         }

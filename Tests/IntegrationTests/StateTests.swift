@@ -52,8 +52,9 @@ final class StateTests: IntegrationTestCase {
         let second = try startDaemon(config(directory))
         XCTAssertTrue(second.log.contains("3 numbers"), second.log)
         let reader = try connect(second, "after the restart")
-        XCTAssertEqual(try reader.command("LIST > kind"),
-                       .list(["EMPTY 0 retained 0", "PLAIN 0 plain", "PRICE 0 retained 2"]))
+        XCTAssertEqual(
+            try reader.command("LIST > kind"),
+            .list(["EMPTY 0 retained 0", "PLAIN 0 plain", "PRICE 0 retained 2"]))
         XCTAssertEqual(try reader.command("GET PRICE"), .ok("2"))
         let value = try reader.nextMessage()
         XCTAssertEqual(value.text, "11")
@@ -79,8 +80,9 @@ final class StateTests: IntegrationTestCase {
 
         let second = try startDaemon(config(directory))
         let reader = try connect(second)
-        XCTAssertEqual(try reader.command("LIST > kind"), .list(["FROMCONFIG 0 plain", "R 0 retained 50"]),
-                       "a number the config no longer lists stays, as it does on a reload")
+        XCTAssertEqual(
+            try reader.command("LIST > kind"), .list(["FROMCONFIG 0 plain", "R 0 retained 50"]),
+            "a number the config no longer lists stays, as it does on a reload")
         XCTAssertEqual(try reader.command("GET R"), .ok("50"))
         XCTAssertEqual(try reader.nextMessage().text, "v50")
     }

@@ -63,8 +63,9 @@ final class SubbenchTLSTests: XCTestCase {
         let subd = try BinaryLocator.executable("subd").path
         let spawned = try subbench(["--subd", subd, "--subscribers-at", "127.0.0.1:7822"], timeout: 10)
         XCTAssertEqual(spawned.status, 64, spawned.description)
-        XCTAssertTrue(spawned.stderr.contains("--subscribers-at goes with the fan-out scenario and --server"),
-                      spawned.description)
+        XCTAssertTrue(
+            spawned.stderr.contains("--subscribers-at goes with the fan-out scenario and --server"),
+            spawned.description)
         let tls = try subbench(
             ["--server", "127.0.0.1:7821", "--tls", "--subscribers-at", "127.0.0.1:7822"], timeout: 10)
         XCTAssertEqual(tls.status, 64, tls.description)

@@ -214,7 +214,9 @@ final class SubctlRawAndCountTests: IntegrationTestCase {
         let result = try subctl(daemon, "publish", ["I", "x", "--count", "3", "--interval", "0.2"])
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.4)
         XCTAssertEqual(result.lines, ["published 3 messages (0 deliveries)"], "\(result)")
-        for arguments in [["I", "x", "--count", "0"], ["I", "x", "--interval", "1"], ["I", "--lines", "--count", "2"]] {
+        for arguments in [
+            ["I", "x", "--count", "0"], ["I", "x", "--interval", "1"], ["I", "--lines", "--count", "2"],
+        ] {
             XCTAssertEqual(try subctl(daemon, "publish", arguments).status, 64, "\(arguments)")
         }
     }

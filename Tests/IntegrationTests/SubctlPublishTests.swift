@@ -40,7 +40,8 @@ final class SubctlPublishTests: IntegrationTestCase {
         let second = try connect(daemon, "second")
         try subscribe(first, "LINES")
         try subscribe(second, "LINES")
-        let result = try subctl(daemon, "publish", ["LINES", "--lines"], stdin: Array("one\ntwo\r\nthree  four\n".utf8))
+        let result = try subctl(
+            daemon, "publish", ["LINES", "--lines"], stdin: Array("one\ntwo\r\nthree  four\n".utf8))
         XCTAssertEqual(result.status, 0, "\(result)")
         XCTAssertEqual(result.lines, ["published 3 messages (6 deliveries)"], "\(result)")
         for subscriber in [first, second] {

@@ -16,7 +16,8 @@ final class SubctlReconnectTests: IntegrationTestCase {
         XCTAssertEqual(try listener.readTextLine(), "one")
         before.close()
         XCTAssertEqual(first.stop(), 0)
-        try listener.child.stderr.waitFor(substring: "lost the connection to 127.0.0.1:\(port); reconnecting", timeout: 10)
+        try listener.child.stderr.waitFor(
+            substring: "lost the connection to 127.0.0.1:\(port); reconnecting", timeout: 10)
 
         let second = try startDaemon(
             DaemonConfig(numbers: ["NEWS"]), extraArguments: ["--listen", "127.0.0.1:\(port)"])
@@ -61,7 +62,8 @@ final class SubctlReconnectTests: IntegrationTestCase {
         let listener = try listen(first, ["N"], extra: ["--no-reconnect"])
         XCTAssertEqual(first.stop(), 0)
         XCTAssertEqual(listener.waitForExit(), 69, "stderr: \(listener.stderr)")
-        XCTAssertTrue(listener.stderr.contains("subctl: lost the connection to 127.0.0.1:\(first.port)\n"), listener.stderr)
+        XCTAssertTrue(
+            listener.stderr.contains("subctl: lost the connection to 127.0.0.1:\(first.port)\n"), listener.stderr)
         XCTAssertFalse(listener.stderr.contains("reconnecting"), listener.stderr)
     }
 
@@ -94,7 +96,8 @@ final class SubctlWatchReconnectTests: IntegrationTestCase {
         XCTAssertEqual(try watcher.readTextLine(), "(none) -> 11")
         setup.close()
         XCTAssertEqual(first.stop(), 0)
-        try watcher.child.stderr.waitFor(substring: "lost the connection to 127.0.0.1:\(port); reconnecting", timeout: 10)
+        try watcher.child.stderr.waitFor(
+            substring: "lost the connection to 127.0.0.1:\(port); reconnecting", timeout: 10)
 
         // While it is away, two changes it cannot see (the state directory keeps the number and its revisions).
         let second = try startDaemon(config, extraArguments: ["--listen", "127.0.0.1:\(port)"])

@@ -13,8 +13,10 @@ final class SystemNotificationTests: IntegrationTestCase {
     func testClientsMaySubscribeButNotCreateRemoveOrPublishAndDeniedChangesNothing() throws {
         let daemon = try startDaemon(DaemonConfig(numbers: ["N"]))
         let client = try connect(daemon)
-        for line in ["CREATE $SYS.mine", "CREATE $SYS.stats", "CREATE $SYS", "CREATE $SYS.x retain",
-                     "REMOVE $SYS.stats", "SEND $SYS.stats {}", "SEND $SYS.nothing x"] {
+        for line in [
+            "CREATE $SYS.mine", "CREATE $SYS.stats", "CREATE $SYS", "CREATE $SYS.x retain",
+            "REMOVE $SYS.stats", "SEND $SYS.stats {}", "SEND $SYS.nothing x",
+        ] {
             assertError(try client.command(line), "DENIED", line)
         }
         try client.sendPub("$SYS.stats", Array("PING\n".utf8))
@@ -29,8 +31,9 @@ final class SystemNotificationTests: IntegrationTestCase {
         XCTAssertEqual(try stats(client)["numbers"], "1", "STATS counts the numbers clients have")
         XCTAssertEqual(try client.command("SUB $SYS.>"), .ok())
         XCTAssertEqual(try client.command("SUB $SYS.client.*"), .ok())
-        XCTAssertEqual(try client.command("LIST $SYS.client.*"),
-                       .list(["$SYS.client.connected 1", "$SYS.client.disconnected 1"]))
+        XCTAssertEqual(
+            try client.command("LIST $SYS.client.*"),
+            .list(["$SYS.client.connected 1", "$SYS.client.disconnected 1"]))
     }
 
     func testGreaterThanAndLeadingWildcardsDoNotMatchTheDaemonsNumbers() throws {
@@ -64,9 +67,12 @@ final class SystemNotificationTests: IntegrationTestCase {
         alice.close()
 
         let events = try nextEvents(watcher, count: 5)
-        XCTAssertEqual(events.map(\.number),
-                       ["$SYS.client.connected", "$SYS.number.created", "$SYS.client.connected", "$SYS.number.removed",
-                        "$SYS.client.disconnected"])
+        XCTAssertEqual(
+            events.map(\.number),
+            [
+                "$SYS.client.connected", "$SYS.number.created", "$SYS.client.connected", "$SYS.number.removed",
+                "$SYS.client.disconnected",
+            ])
         let connected = events[0].object
         let session = try XCTUnwrap(connected["session"] as? Int)
         XCTAssertEqual(connected["event"] as? String, "client.connected")
@@ -198,7 +204,9 @@ final class SystemNotificationTests: IntegrationTestCase {
         XCTAssertNil(try client.command("HELLO name=bob").errorCode)
         XCTAssertEqual(try client.command("CREATE WEATHER"), .ok("created"))
         let lines = try (0..<2).map { _ in try view.readTextLine() }
-        let objects = try lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let objects = try lines.map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         XCTAssertEqual(objects.map { $0["event"] as? String }, ["client.connected", "number.created"], "\(lines)")
         XCTAssertEqual(objects[1]["number"] as? String, "WEATHER")
         XCTAssertEqual(view.stop(), 0)

@@ -79,10 +79,12 @@ final class SystemdNotifyTests: IntegrationTestCase {
             .write(to: daemon.configFile, atomically: true, encoding: .utf8)
         daemon.child.send(signal: SIGHUP)
         let reloading = try notify.waitFor("RELOADING", value: "1")
-        let stamp = try XCTUnwrap(reloading.values["MONOTONIC_USEC"].flatMap(UInt64.init),
+        let stamp = try XCTUnwrap(
+            reloading.values["MONOTONIC_USEC"].flatMap(UInt64.init),
             "RELOADING=1 without a numeric MONOTONIC_USEC: \(reloading)")
         let now = Self.monotonicMicroseconds()
-        XCTAssertLessThan(max(stamp, now) - min(stamp, now), 10_000_000,
+        XCTAssertLessThan(
+            max(stamp, now) - min(stamp, now), 10_000_000,
             "MONOTONIC_USEC \(stamp) is not CLOCK_MONOTONIC now (\(now))")
         let ready = try notify.waitFor("READY", value: "1")
         XCTAssertGreaterThanOrEqual(ready.arrival, reloading.arrival)

@@ -62,13 +62,15 @@ final class SystemdUnitTests: XCTestCase {
         XCTAssertEqual(socket.values("WantedBy"), ["sockets.target"])
 
         let service = try UnitFile(contentsOf: repositoryUnit("subd.service"))
-        XCTAssertEqual(service.values("ExecStart"), ["/usr/local/bin/subd --config /etc/subd/subd.yaml"],
-                       "`make install` rewrites this exact path for other PREFIXes")
+        XCTAssertEqual(
+            service.values("ExecStart"), ["/usr/local/bin/subd --config /etc/subd/subd.yaml"],
+            "`make install` rewrites this exact path for other PREFIXes")
         XCTAssertEqual(service.values("Type"), ["notify"])
         XCTAssertEqual(service.values("ExecReload"), ["/bin/kill -HUP $MAINPID"])
         XCTAssertEqual(service.values("WatchdogSec").count, 1, "WatchdogSec= must be set once")
-        XCTAssertFalse(["", "0", "infinity"].contains(service.values("WatchdogSec").first ?? ""),
-                       "WatchdogSec= must enable the watchdog")
+        XCTAssertFalse(
+            ["", "0", "infinity"].contains(service.values("WatchdogSec").first ?? ""),
+            "WatchdogSec= must enable the watchdog")
         XCTAssertEqual(service.values("Restart"), ["on-failure"])
         XCTAssertEqual(service.values("DynamicUser"), ["yes"])
         XCTAssertEqual(service.values("StateDirectory"), ["subd"])

@@ -8,7 +8,9 @@ final class TLSClient {
     let child: ChildProcess
 
     /// Connects to `127.0.0.1:port`, trusting `caFile` when given, presenting `certificate`/`key` when given.
-    init(port: UInt16, caFile: String? = nil, certificate: String? = nil, key: String? = nil, label: String = "s_client")
+    init(
+        port: UInt16, caFile: String? = nil, certificate: String? = nil, key: String? = nil, label: String = "s_client"
+    )
         throws
     {
         var arguments = ["s_client", "-connect", "127.0.0.1:\(port)", "-quiet"]
@@ -49,13 +51,15 @@ struct TLSFiles {
 
     /// A new empty temporary directory.
     init() throws {
-        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("subd-tls-\(UUID().uuidString.prefix(8))")
+        directory = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "subd-tls-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
     /// The `openssl` executable.
     static func openssl() throws -> URL {
-        for path in ["/usr/bin/openssl", "/usr/local/bin/openssl"] where FileManager.default.isExecutableFile(atPath: path) {
+        for path in ["/usr/bin/openssl", "/usr/local/bin/openssl"]
+        where FileManager.default.isExecutableFile(atPath: path) {
             return URL(fileURLWithPath: path)
         }
         throw XCTSkip("no openssl CLI (make deps-test installs it)")

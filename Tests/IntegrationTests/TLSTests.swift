@@ -70,9 +70,11 @@ final class TLSTests: IntegrationTestCase {
         try FileManager.default.copyItem(atPath: files.path("server.crt"), toPath: credentials + "/subd-tls.crt")
         try FileManager.default.copyItem(atPath: files.path("server.key"), toPath: credentials + "/subd-tls.key")
         let config = DaemonConfig(
-            numbers: ["X"], extraLines: ["tls_cert: \"credential:subd-tls.crt\"", "tls_key: \"credential:subd-tls.key\""])
+            numbers: ["X"],
+            extraLines: ["tls_cert: \"credential:subd-tls.crt\"", "tls_key: \"credential:subd-tls.key\""])
         let daemon = try startDaemon(
-            config, extraArguments: ["--listen", "tls://127.0.0.1:0"], environment: ["CREDENTIALS_DIRECTORY": credentials])
+            config, extraArguments: ["--listen", "tls://127.0.0.1:0"],
+            environment: ["CREDENTIALS_DIRECTORY": credentials])
         let secure = try tlsClient(try daemon.tlsPort())
         XCTAssertEqual(try secure.command("SUB X"), "+OK")
         XCTAssertThrowsError(try Daemon(config: config, extraArguments: ["--listen", "tls://127.0.0.1:0"])) { error in

@@ -20,7 +20,8 @@ final class TooBigReleaseTests: IntegrationTestCase {
             try stats(observer)["connections"] == "1"
         }
         let another = try connect(daemon, "another")
-        XCTAssertEqual(try another.command("PING"), .status("PONG"), "max_connections 2: the slot is free again",
+        XCTAssertEqual(
+            try another.command("PING"), .status("PONG"), "max_connections 2: the slot is free again",
             file: file, line: line)
     }
 

@@ -23,7 +23,9 @@ final class UserPermissionTests: IntegrationTestCase {
 
     /// alice may publish below SCIENCE and subscribe below SCIENCE (not SCIENCE.secret) and to NEWS.*; admin may do
     /// everything, `$SYS.` included.
-    private func config(aliceSubscribe: [String] = ["SCIENCE.>", "NEWS.*"], withAlice: Bool = true) throws -> DaemonConfig {
+    private func config(aliceSubscribe: [String] = ["SCIENCE.>", "NEWS.*"], withAlice: Bool = true) throws
+        -> DaemonConfig
+    {
         var lines = ["auth_token: \"shared\"", "users:"]
         if withAlice {
             lines += [
@@ -45,7 +47,8 @@ final class UserPermissionTests: IntegrationTestCase {
     }
 
     private func login(_ client: LineClient, _ user: String, _ secret: String) throws {
-        guard case .status(let text) = try client.command("HELLO name=\(user) token=\(secret)"), text.hasPrefix("OK subd")
+        guard case .status(let text) = try client.command("HELLO name=\(user) token=\(secret)"),
+            text.hasPrefix("OK subd")
         else { throw HarnessError.malformed("\(user) could not log in") }
     }
 
@@ -69,8 +72,9 @@ final class UserPermissionTests: IntegrationTestCase {
         XCTAssertEqual(try alice.nextMessage().text, "hi")
         let admin = try connect(daemon, "admin")
         try login(admin, "admin", "admin-pw")
-        XCTAssertEqual(try admin.command("LIST"), .list(["NEWS.a 1", "OTHER 0", "SCIENCE.physics 1", "SCIENCE.secret.x 0"]),
-                       "no denied command changed anything")
+        XCTAssertEqual(
+            try admin.command("LIST"), .list(["NEWS.a 1", "OTHER 0", "SCIENCE.physics 1", "SCIENCE.secret.x 0"]),
+            "no denied command changed anything")
         XCTAssertEqual(try stats(admin)["denied"], "\(denied.count + 1)")
         XCTAssertEqual(try admin.command("CREATE MINE"), .ok("created"))
         XCTAssertEqual(try admin.command("SUB $SYS.>"), .ok())
@@ -106,7 +110,9 @@ final class UserPermissionTests: IntegrationTestCase {
 
         // Rights narrowed: publishing below SCIENCE is no longer allowed, NEWS.* no longer subscribable.
         var narrowed = try config(aliceSubscribe: ["SCIENCE.>"])
-        narrowed.extraLines = narrowed.extraLines.map { $0 == "    publish: [\"SCIENCE.>\"]" ? "    publish: [\"NEWS.a\"]" : $0 }
+        narrowed.extraLines = narrowed.extraLines.map {
+            $0 == "    publish: [\"SCIENCE.>\"]" ? "    publish: [\"NEWS.a\"]" : $0
+        }
         try narrowed.yaml.write(to: daemon.configFile, atomically: true, encoding: .utf8)
         daemon.child.send(signal: SIGHUP)
         try daemon.child.stderr.waitFor(substring: "configuration reloaded", timeout: 5)
@@ -115,7 +121,8 @@ final class UserPermissionTests: IntegrationTestCase {
         alice.close()
         assertError(try publisher.command("SEND SCIENCE.physics after"), "DENIED", "the remembered answer is gone")
         XCTAssertEqual(try publisher.command("SEND NEWS.a ok"), .ok("0"), "the new right is in force")
-        XCTAssertEqual(try publisher.command("LIST"), .list(["SCIENCE.physics 0"]), "LIST shows what it may subscribe to")
+        XCTAssertEqual(
+            try publisher.command("LIST"), .list(["SCIENCE.physics 0"]), "LIST shows what it may subscribe to")
 
         // The user removed: its remaining session is closed.
         try config(withAlice: false).yaml.write(to: daemon.configFile, atomically: true, encoding: .utf8)

@@ -103,17 +103,25 @@ final class UsersConfigTests: IntegrationTestCase {
             (alice + ["    deny_subscribe: [\"A.>.B\"]"], ["users[0] (alice): deny_subscribe pattern \"A.>.B\""]),
             (alice + ["    subscribe: \"A.>\""], ["users[0] (alice): subscribe must be a list of patterns"]),
             (alice + ["    create_remove: sometimes"], ["users[0] (alice): create_remove must be true or false"]),
-            (alice + ["  - name: bob", "    secret_hash: \"\(hash)\""] + alice,
-             ["users[2] (alice): name is also users[0]'s"]),
-            (["  - name: alice", "    secret_hash: \"pbkdf2-sha256$100000$abc\""],
-             ["users[0] (alice): secret_hash has 3 '$'-separated fields", "subd hash-secret"]),
-            (["  - name: alice", "    secret_hash: \"\(hash.dropLast(4))\""],
-             ["users[0] (alice): secret_hash has a hash that is not padded base64 of 32 bytes"]),
+            (
+                alice + ["  - name: bob", "    secret_hash: \"\(hash)\""] + alice,
+                ["users[2] (alice): name is also users[0]'s"]
+            ),
+            (
+                ["  - name: alice", "    secret_hash: \"pbkdf2-sha256$100000$abc\""],
+                ["users[0] (alice): secret_hash has 3 '$'-separated fields", "subd hash-secret"]
+            ),
+            (
+                ["  - name: alice", "    secret_hash: \"\(hash.dropLast(4))\""],
+                ["users[0] (alice): secret_hash has a hash that is not padded base64 of 32 bytes"]
+            ),
             (["  - name: alice", "    secret_hash: s3cret!"], ["users[0] (alice): secret_hash has 1 '$'-separated"]),
             (["  - name: alice"], ["users[0] (alice): has no secret_hash"]),
             (["  - secret_hash: \"\(hash)\""], ["users[0]: has no name"]),
-            (["  - name: \"two words\"", "    secret_hash: \"\(hash)\""],
-             ["users[0] (two words): name holds a space"]),
+            (
+                ["  - name: \"two words\"", "    secret_hash: \"\(hash)\""],
+                ["users[0] (two words): name holds a space"]
+            ),
             (["  - alice"], ["users[0]: must be a mapping"]),
         ]
         for (lines, words) in cases {

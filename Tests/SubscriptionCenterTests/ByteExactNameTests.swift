@@ -28,7 +28,8 @@ final class ByteExactNameTests: XCTestCase {
         let number = "A.\u{301}x"
         let center = SubscriptionCenter<String>()
         try center.create(number)
-        let star = Probe("star"), rest = Probe("rest")
+        let star = Probe("star")
+        let rest = Probe("rest")
         try center.add(star, to: "A.*")
         try center.add(rest, to: "A.>")
         XCTAssertEqual(try center.send("hello", to: number), 2)

@@ -11,7 +11,8 @@ final class CenterAudienceTests: XCTestCase {
         _ audience: Audience
     ) throws -> (receivers: Int, groups: [String]) {
         var groups: [String] = []
-        let receivers = try center.send(to: number, from: sender, audience: audience, groupsMet: &groups) { _ in message }
+        let receivers = try center.send(to: number, from: sender, audience: audience, groupsMet: &groups) { _ in message
+        }
         return (receivers, groups)
     }
 
@@ -43,7 +44,8 @@ final class CenterAudienceTests: XCTestCase {
         let center = SubscriptionCenter<String>()
         try center.create("N")
         let log = DeliveryLog()
-        let both = Probe("both", log: log), other = Probe("other", log: log)
+        let both = Probe("both", log: log)
+        let other = Probe("other", log: log)
         try center.add(both, to: "N", group: "g")
         try center.add(both, to: ">")
         try center.add(other, to: "N", group: "g")
@@ -62,7 +64,10 @@ final class CenterAudienceTests: XCTestCase {
     func testEveryoneReportsTheGroupsItMet() throws {
         let center = SubscriptionCenter<String>()
         try center.create("N.x")
-        let a = Probe("a"), b = Probe("b"), c = Probe("c"), plain = Probe("plain")
+        let a = Probe("a")
+        let b = Probe("b")
+        let c = Probe("c")
+        let plain = Probe("plain")
         try center.add(a, to: "N.x", group: "g")
         try center.add(b, to: "N.*", group: "h")
         try center.add(c, to: "N.>", from: "someone", group: "filtered")

@@ -22,9 +22,11 @@ final class CenterNameTests: XCTestCase {
 
     func testErrorDescriptions() {
         XCTAssertEqual(CenterError.notFound("X").description, "no such number: X")
-        XCTAssertEqual(CenterError.invalidName("A B", .forbiddenByte(0x20)).description,
-                       "invalid name 'A B': it holds a space")
-        XCTAssertEqual(CenterError.limit("at most 2 numbers may exist").description,
-                       "limit reached: at most 2 numbers may exist")
+        XCTAssertEqual(
+            CenterError.invalidName("A B", .forbiddenByte(0x20)).description,
+            "invalid name 'A B': it holds a space")
+        XCTAssertEqual(
+            CenterError.limit("at most 2 numbers may exist").description,
+            "limit reached: at most 2 numbers may exist")
     }
 }

@@ -84,8 +84,9 @@ final class DeliveryTests: XCTestCase {
         try center.add(probe, to: "N", from: "bob")
         try center.add(probe, to: "A.*", from: "alice")
         try center.add(probe, to: "A.*")
-        XCTAssertEqual(center.subscriptions(of: probe),
-                       [SubscriptionInfo(pattern: "A.*", from: nil), SubscriptionInfo(pattern: "N", from: "bob")])
+        XCTAssertEqual(
+            center.subscriptions(of: probe),
+            [SubscriptionInfo(pattern: "A.*", from: nil), SubscriptionInfo(pattern: "N", from: "bob")])
         XCTAssertEqual(center.subscriptionCount, 2)
         XCTAssertEqual(try center.send("alice", to: "N", from: "alice"), 0)
         XCTAssertEqual(try center.send("bob", to: "N", from: "bob"), 1)

@@ -1,12 +1,14 @@
-@testable import SubscriptionCenter
 import SubscriptionWire
-import XCTest
 import TestSupport
+import XCTest
+
+@testable import SubscriptionCenter
 
 /// Random operations against a simple reference model; after every step both indexes must agree with it.
 final class IndexConsistencyTests: XCTestCase {
     static let numberNames = ["A", "B", "A.B", "A.C", "A.B.C", "B.A", "C.D.E", "$SYS.A", "$SYS.A.B", "A.$SYS"]
-    static let patternNames = numberNames + [">", "*", "A.*", "A.>", "*.B", "*.*", "*.>", "A.*.C", "B.>", "*.*.*", "$SYS.>", "$SYS.*"]
+    static let patternNames =
+        numberNames + [">", "*", "A.*", "A.>", "*.B", "*.*", "*.>", "A.*.C", "B.>", "*.*.*", "$SYS.>", "$SYS.*"]
     static let senders: [String?] = [nil, "x", "y"]
 
     /// The obviously-correct model: plain sets and dictionaries, no weak references, no trie.
@@ -16,11 +18,12 @@ final class IndexConsistencyTests: XCTestCase {
         var subscriptions: [Int: [String: String?]] = [:]
 
         func receivers(of number: String, from sender: String?) -> Set<Int> {
-            Set(subscriptions.compactMap { slot, patterns in
-                patterns.contains { pattern, from in
-                    referenceMatches(pattern: pattern, number: number) && (from == nil || from == sender)
-                } ? slot : nil
-            })
+            Set(
+                subscriptions.compactMap { slot, patterns in
+                    patterns.contains { pattern, from in
+                        referenceMatches(pattern: pattern, number: number) && (from == nil || from == sender)
+                    } ? slot : nil
+                })
         }
 
         func subscriberCount(of number: String) -> Int {
@@ -57,8 +60,9 @@ final class IndexConsistencyTests: XCTestCase {
                 if model.numbers.remove(number) != nil {
                     let gone = try center.remove(number)
                     let expected = model.subscriptions.filter { $0.value[number] != nil }.map(\.key)
-                    XCTAssertEqual(Set(gone.map { ObjectIdentifier($0) }),
-                                   Set(expected.map { ObjectIdentifier(slots[$0]!) }), context)
+                    XCTAssertEqual(
+                        Set(gone.map { ObjectIdentifier($0) }),
+                        Set(expected.map { ObjectIdentifier(slots[$0]!) }), context)
                     XCTAssertEqual(gone.count, expected.count, context)
                     for slot in expected { model.subscriptions[slot]![number] = nil }
                     model.subscriptions = model.subscriptions.filter { !$0.value.isEmpty }
@@ -119,16 +123,18 @@ final class IndexConsistencyTests: XCTestCase {
             XCTAssertEqual(center.subscriptions(of: probe), expected, "\(context) slot \(slot)")
         }
         for number in Self.numberNames {
-            XCTAssertEqual(center.subscriberCount(of: number), model.subscriberCount(of: number),
-                           "\(context) \(number)")
+            XCTAssertEqual(
+                center.subscriberCount(of: number), model.subscriberCount(of: number),
+                "\(context) \(number)")
             XCTAssertEqual(center.contains(number), model.numbers.contains(number), context)
         }
         XCTAssertEqual(center.numberCount, model.numbers.count, context)
         XCTAssertEqual(center.subscriptionCount, model.subscriptions.values.reduce(0) { $0 + $1.count }, context)
         XCTAssertEqual(center.customerCount, model.subscriptions.count, context)
         XCTAssertEqual(try center.list().map(\.number), model.numbers.filter { !Names.isSystem($0) }.sorted(), context)
-        XCTAssertEqual(try center.list(matching: "$SYS.>").map(\.number),
-                       model.numbers.filter { $0.hasPrefix("$SYS.") }.sorted(), context)
+        XCTAssertEqual(
+            try center.list(matching: "$SYS.>").map(\.number),
+            model.numbers.filter { $0.hasPrefix("$SYS.") }.sorted(), context)
         XCTAssertEqual(center.clientNumberCount, model.numbers.filter { !Names.isSystem($0) }.count, context)
         // The other half of the index: nothing dead or empty is left behind.
         XCTAssertEqual(center.customers.count, model.subscriptions.count, context)

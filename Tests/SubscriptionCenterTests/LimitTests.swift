@@ -25,8 +25,9 @@ final class LimitTests: XCTestCase {
             XCTAssertEqual(error as? CenterError, .limit("at most 2 subscriptions per customer"))
         }
         XCTAssertNoThrow(try center.add(probe, to: "A", from: "x"), "replacing a filter adds nothing")
-        XCTAssertEqual(center.subscriptions(of: probe),
-                       [SubscriptionInfo(pattern: "A", from: "x"), SubscriptionInfo(pattern: "B.*")])
+        XCTAssertEqual(
+            center.subscriptions(of: probe),
+            [SubscriptionInfo(pattern: "A", from: "x"), SubscriptionInfo(pattern: "B.*")])
 
         let other = Probe("o")
         XCTAssertNoThrow(try center.add(other, to: ">"), "the limit is per customer")

@@ -1,5 +1,6 @@
-@testable import SubscriptionCenter
 import XCTest
+
+@testable import SubscriptionCenter
 
 /// The trie's match cache: invalidated on every trie change, bounded, and never used without wildcards.
 final class MatchCacheTests: XCTestCase {

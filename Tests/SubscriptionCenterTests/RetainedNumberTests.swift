@@ -8,8 +8,16 @@ final class RetainedNumberCenterTests: XCTestCase {
         try center.create("R", retained: true)
         try center.create("P")
         var revisions: [UInt64?] = []
-        XCTAssertEqual(try center.send(to: "R", from: "a") { revision in revisions.append(revision); return "one" }, 0)
-        XCTAssertEqual(try center.send(to: "R", from: "b") { revision in revisions.append(revision); return "two" }, 0)
+        XCTAssertEqual(
+            try center.send(to: "R", from: "a") { revision in
+                revisions.append(revision)
+                return "one"
+            }, 0)
+        XCTAssertEqual(
+            try center.send(to: "R", from: "b") { revision in
+                revisions.append(revision)
+                return "two"
+            }, 0)
         XCTAssertEqual(revisions, [1, 2], "made, and numbered, with no receiver")
         let slot = try XCTUnwrap(try center.retainedSlot(of: "R"))
         XCTAssertEqual(slot.revision, 2)
@@ -17,7 +25,11 @@ final class RetainedNumberCenterTests: XCTestCase {
         XCTAssertEqual(slot.sender, "b")
         XCTAssertNil(try center.retainedSlot(of: "P"), "a plain number has none")
         var madeForPlain = false
-        XCTAssertEqual(try center.send(to: "P") { (_: UInt64?) in madeForPlain = true; return "x" }, 0)
+        XCTAssertEqual(
+            try center.send(to: "P") { (_: UInt64?) in
+                madeForPlain = true
+                return "x"
+            }, 0)
         XCTAssertFalse(madeForPlain, "a plain number's message is made only for a receiver")
         XCTAssertThrowsError(try center.retainedSlot(of: "NOPE"))
     }
@@ -33,7 +45,8 @@ final class RetainedNumberCenterTests: XCTestCase {
         XCTAssertEqual(center.retainedValues(matching: "A.*", from: "x").map(\.number), ["A.b"])
         XCTAssertEqual(center.retainedValues(matching: "A.a").map(\.slot.value), ["a"])
         XCTAssertEqual(center.retainedValues(matching: "a..b").count, 0, "an invalid pattern matches nothing")
-        XCTAssertEqual(try center.list(matching: ">").map(\.retainedRevision), [1, 1, 0, nil, 0], "A.a A.b A.c A.plain B.a")
+        XCTAssertEqual(
+            try center.list(matching: ">").map(\.retainedRevision), [1, 1, 0, nil, 0], "A.a A.b A.c A.plain B.a")
     }
 
     func testCreatingAnExistingNumberKeepsItsKindAndRemovingForgetsTheValue() throws {

@@ -41,4 +41,3 @@ final class Probe: Customer {
         removedNumbers.append(number)
     }
 }
-

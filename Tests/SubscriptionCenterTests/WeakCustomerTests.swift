@@ -1,5 +1,6 @@
-@testable import SubscriptionCenter
 import XCTest
+
+@testable import SubscriptionCenter
 
 final class WeakCustomerTests: XCTestCase {
     func testReleasedCustomerIsGoneEverywhere() throws {
@@ -24,8 +25,9 @@ final class WeakCustomerTests: XCTestCase {
         XCTAssertEqual(center.customerCount, 1)
         XCTAssertEqual(center.subscriberCount(of: "A.B"), 1)
         XCTAssertEqual(center.subscriberCount(of: "C"), 0)
-        XCTAssertEqual(try center.list(),
-                       [NumberInfo(number: "A.B", subscribers: 1), NumberInfo(number: "C", subscribers: 0)])
+        XCTAssertEqual(
+            try center.list(),
+            [NumberInfo(number: "A.B", subscribers: 1), NumberInfo(number: "C", subscribers: 0)])
         XCTAssertEqual(try center.send("m", to: "A.B", from: "x"), 1)
         XCTAssertEqual(try center.send("m", to: "C", from: "x"), 0)
         XCTAssertEqual(log.count(for: "leaves"), 0)

@@ -50,12 +50,17 @@ final class WildcardTableTests: XCTestCase {
         let p = Probe("p")
         try center.add(p, to: "A.*")
         XCTAssertEqual(try center.list().map(\.number), ["A", "A.B", "A.B.C", "A.C", "B"])
-        XCTAssertEqual(try center.list(matching: "A.*"),
-                       [NumberInfo(number: "A.B", subscribers: 1), NumberInfo(number: "A.C", subscribers: 1)])
+        XCTAssertEqual(
+            try center.list(matching: "A.*"),
+            [NumberInfo(number: "A.B", subscribers: 1), NumberInfo(number: "A.C", subscribers: 1)])
         XCTAssertEqual(try center.list(matching: "A.>").map(\.number), ["A.B", "A.B.C", "A.C"])
         XCTAssertEqual(try center.list(matching: "A"), [NumberInfo(number: "A", subscribers: 0)])
         XCTAssertEqual(try center.list(matching: "Z"), [])
-        XCTAssertEqual(try center.list(matching: "*"), [NumberInfo(number: "A", subscribers: 0),
-                                                      NumberInfo(number: "B", subscribers: 0)])
+        XCTAssertEqual(
+            try center.list(matching: "*"),
+            [
+                NumberInfo(number: "A", subscribers: 0),
+                NumberInfo(number: "B", subscribers: 0),
+            ])
     }
 }

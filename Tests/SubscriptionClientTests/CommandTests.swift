@@ -1,8 +1,8 @@
+import SubscriptionWire
+import TestSupport
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionWire
-import TestSupport
 
 /// Command encoding, and the local routing of pushes by pattern.
 final class CommandTests: XCTestCase {

@@ -10,13 +10,13 @@ final class ConnectTests: XCTestCase {
         let listener = try TCPListener()
         let port = listener.port
         listener.close()
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await SubscriptionClient.connect(to: .tcp(host: "127.0.0.1", port: port)),
             .connectFailed(endpoint: "127.0.0.1:\(port)", reason: "connection refused"))
     }
 
     func testMissingUnixSocket() async throws {
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await SubscriptionClient.connect(to: .unix(path: "/nonexistent/subd.sock")),
             .connectFailed(endpoint: "unix:/nonexistent/subd.sock", reason: "no such file or directory"))
     }

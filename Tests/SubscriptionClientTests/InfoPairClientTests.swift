@@ -1,15 +1,17 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionWire
 
 /// Info pairs through the client (protocol 1.1): sent on `PUB` after checking, received on `MSG` apart from the
 /// server's own keys.
 final class InfoPairClientTests: XCTestCase {
     func testPublishSendsThePairsInOrder() async throws {
         let (client, peer) = try await ScriptedPeer.connectedClient()
-        let info = [InfoPair(key: "unit", value: "EUR"), InfoPair(key: "price", value: "12"),
-                    InfoPair(key: "note", value: InfoPair.percentEncoded("a b"))]
+        let info = [
+            InfoPair(key: "unit", value: "EUR"), InfoPair(key: "price", value: "12"),
+            InfoPair(key: "note", value: InfoPair.percentEncoded("a b")),
+        ]
         let receivers = Task { try await client.publish("SCIENCE", text: "V1.0", info: info) }
         try await peer.expectLine("PUB SCIENCE 4 unit=EUR price=12 note=a%20b")
         let frame = try await peer.readBytes(5)
@@ -55,7 +57,7 @@ final class InfoPairClientTests: XCTestCase {
         peer.hangUp()
         _ = try await pinged.value
         for (attempt, (_, problem)) in zip(attempts, cases) {
-            await XCTAssertThrowsClientError(try await attempt.value, .invalidInfo(problem))
+            await assertThrowsClientError(try await attempt.value, .invalidInfo(problem))
         }
     }
 

@@ -1,7 +1,7 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionWire
 
 /// Queue groups through the client (protocol 1.1): `SUB <pattern> group=<name>`, and the routing of `MSG ... group=`.
 final class QueueGroupClientTests: XCTestCase {
@@ -52,7 +52,7 @@ final class QueueGroupClientTests: XCTestCase {
             ("", ClientName.Problem.empty), ("a b", .forbiddenByte(0x20)),
             (String(repeating: "g", count: 65), .tooLong(65)),
         ] {
-            await XCTAssertThrowsClientError(
+            await assertThrowsClientError(
                 try await client.subscribe(["X"], group: name), .invalidGroupName(name, problem))
         }
         let pinged = Task { try await client.ping() }
@@ -74,7 +74,7 @@ final class QueueGroupClientTests: XCTestCase {
         _ = try await first.value
         let refusal = ClientError.invalidArgument(
             "'N' is already subscribed on this connection with another group; use a second connection")
-        await XCTAssertThrowsClientError(try await client.subscribe(["N"], group: "b"), refusal)
-        await XCTAssertThrowsClientError(try await client.subscribe(["N"]), refusal)
+        await assertThrowsClientError(try await client.subscribe(["N"], group: "b"), refusal)
+        await assertThrowsClientError(try await client.subscribe(["N"]), refusal)
     }
 }

@@ -1,7 +1,7 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionWire
 
 /// Retained numbers through the client (protocol 1.1): `CREATE ... retain`, `GET`, `LIST ... kind`, against a scripted
 /// server.
@@ -53,15 +53,15 @@ final class RetainedClientTests: XCTestCase {
         let missing = Task { try await client.get("NOPE") }
         try await peer.expectLine("GET NOPE")
         peer.send("-ERR NOTFOUND no subscription number 'NOPE' (CREATE it first)\n")
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await missing.value,
             .server(code: .notFound, message: "no subscription number 'NOPE' (CREATE it first)"))
         let plain = Task { try await client.get("PLAIN") }
         try await peer.expectLine("GET PLAIN")
         peer.send("-ERR PROTO 'PLAIN' is not a retained number\n")
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await plain.value, .server(code: .proto, message: "'PLAIN' is not a retained number"))
-        await XCTAssertThrowsClientError(try await client.get("A.*"), .invalidName("A.*", .wildcardInNumber))
+        await assertThrowsClientError(try await client.get("A.*"), .invalidName("A.*", .wildcardInNumber))
     }
 
     func testGetAnsweredWithoutItsValueIsAViolation() async throws {
@@ -69,7 +69,7 @@ final class RetainedClientTests: XCTestCase {
         let got = Task { try await client.get("X") }
         try await peer.expectLine("GET X")
         peer.send("+OK 3\n")
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await got.value, .protocolViolation("GET X was answered '+OK 3' without the value"))
     }
 
@@ -138,7 +138,7 @@ final class RetainedClientTests: XCTestCase {
         let bad = Task { try await client.listKinds() }
         try await peer.expectLine("LIST > kind")
         peer.send("*1\nA 1\n")
-        await XCTAssertThrowsClientError(try await bad.value, .protocolViolation("bad LIST ... kind line 'A 1'"))
+        await assertThrowsClientError(try await bad.value, .protocolViolation("bad LIST ... kind line 'A 1'"))
     }
 
     func testListingLines() {

@@ -1,9 +1,9 @@
 import Dispatch
 import Glibc
+import SubscriptionSystem
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionSystem
 
 /// The far end of a socket pair, played by a test: it reads what the client sent and writes what a server
 /// would. Reads wait at most `timeout` (on a Dispatch thread, not the cooperative pool), so a broken client

@@ -1,8 +1,8 @@
+import SubscriptionWire
+import TestSupport
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionWire
-import TestSupport
 
 /// The reply parser must give the same messages however the bytes are chunked.
 final class ServerMessageParserTests: XCTestCase {
@@ -239,4 +239,3 @@ final class ServerMessageParserTests: XCTestCase {
         return messages
     }
 }
-

@@ -1,9 +1,9 @@
 import Dispatch
 import Glibc
+import SubscriptionSystem
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionSystem
 
 /// The client against a scripted server on the other end of a socket pair.
 final class SubscriptionClientTests: XCTestCase {
@@ -147,8 +147,8 @@ final class SubscriptionClientTests: XCTestCase {
         let created = Task { try await client.create("X") }
         try await peer.expectLine("CREATE X")
         peer.hangUp()
-        await XCTAssertThrowsClientError(try await created.value, .connectionLost)
-        await XCTAssertThrowsClientError(try await client.ping(), .connectionLost)
+        await assertThrowsClientError(try await created.value, .connectionLost)
+        await assertThrowsClientError(try await client.ping(), .connectionLost)
     }
 
     func testProtocolViolationEndsTheConnection() async throws {
@@ -156,7 +156,7 @@ final class SubscriptionClientTests: XCTestCase {
         let listed = Task { try await client.list() }
         try await peer.expectLine("LIST")
         peer.send("*x\n")
-        await XCTAssertThrowsClientError(try await listed.value, .protocolViolation("bad list header '*x'"))
+        await assertThrowsClientError(try await listed.value, .protocolViolation("bad list header '*x'"))
         try await peer.expectEnd()
     }
 
@@ -165,7 +165,7 @@ final class SubscriptionClientTests: XCTestCase {
         peer.send("+OK\n")
         try await peer.expectEnd()
         // Later commands say why the connection ended.
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await client.ping(), .protocolViolation("a reply came with no command waiting for one"))
     }
 
@@ -175,7 +175,7 @@ final class SubscriptionClientTests: XCTestCase {
         let (client, peer) = try await ScriptedPeer.connectedClient()
         peer.send("-ERR LIMIT too many connections (max_connections is 1)\n")
         try await peer.expectEnd()
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await client.ping(), .server(code: .limit, message: "too many connections (max_connections is 1)"))
     }
 
@@ -187,9 +187,10 @@ final class SubscriptionClientTests: XCTestCase {
         try await peer.expectLine("SUB N from=alice")
         peer.send("+OK\n")
         _ = try await first.value
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await client.subscribe(["N"], from: "bob"),
-            .invalidArgument("'N' is already subscribed on this connection with another from= filter; use a second connection"))
+            .invalidArgument(
+                "'N' is already subscribed on this connection with another from= filter; use a second connection"))
     }
 
     func testListStatsAndPing() async throws {
@@ -229,7 +230,7 @@ final class SubscriptionClientTests: XCTestCase {
         var count = 0
         for try await _ in subscription { count += 1 }
         XCTAssertEqual(count, 0)
-        await XCTAssertThrowsClientError(try await client.create("Y"), .connectionLost)
+        await assertThrowsClientError(try await client.create("Y"), .connectionLost)
     }
 
     func testHelloRefusalIsThrown() async throws {
@@ -243,12 +244,12 @@ final class SubscriptionClientTests: XCTestCase {
         }
         try await peer.expectLine("PING")
         peer.send("-ERR AUTH token required\n")
-        await XCTAssertThrowsClientError(try await client.value, .server(code: .auth, message: "token required"))
+        await assertThrowsClientError(try await client.value, .server(code: .auth, message: "token required"))
     }
 }
 
 /// Asserts that `expression` throws exactly `expected`.
-func XCTAssertThrowsClientError<T>(
+func assertThrowsClientError<T>(
     _ expression: @autoclosure () async throws -> T,
     _ expected: ClientError,
     file: StaticString = #filePath,

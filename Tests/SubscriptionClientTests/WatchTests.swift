@@ -1,7 +1,7 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionClient
-import SubscriptionWire
 
 /// `watch(number)`: the changes of a retained number as (old, new) pairs, against a scripted server, and the state
 /// that makes them.
@@ -130,7 +130,7 @@ final class WatchTests: XCTestCase {
         peer.send("+OK\n")
         try await peer.expectLine("GET PLAIN")
         peer.send("-ERR PROTO 'PLAIN' is not a retained number\n")
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await started.value, .server(code: .proto, message: "'PLAIN' is not a retained number"))
         try await peer.expectLine("UNSUB PLAIN")
     }
@@ -140,15 +140,15 @@ final class WatchTests: XCTestCase {
         let started = Task { try await client.watch("NOPE") }
         try await peer.expectLine("SUB NOPE")
         peer.send("-ERR NOTFOUND no subscription number 'NOPE' (CREATE it first)\n")
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(
             try await started.value,
             .server(code: .notFound, message: "no subscription number 'NOPE' (CREATE it first)"))
         let pinged = Task { try await client.ping() }
         try await peer.expectLine("PING")
         peer.send("+PONG\n")
         _ = try await pinged.value
-        await XCTAssertThrowsClientError(try await client.watch("A.>"), .invalidName("A.>", .wildcardInNumber))
-        await XCTAssertThrowsClientError(
+        await assertThrowsClientError(try await client.watch("A.>"), .invalidName("A.>", .wildcardInNumber))
+        await assertThrowsClientError(
             try await client.watch("X", afterRevision: -1), .invalidArgument("a revision is never negative (got -1)"))
     }
 

@@ -48,22 +48,26 @@ final class GroupInterestTests: XCTestCase {
         XCTAssertTrue(interest.accept(origin: "n1", counter: 1, group: "workers"))
         XCTAssertFalse(interest.accept(origin: "n1", counter: 1, group: "workers"), "the copy of the other pattern")
         XCTAssertTrue(interest.accept(origin: "n2", counter: 1, group: "workers"), "another origin")
-        XCTAssertTrue(interest.accept(origin: "n1", counter: 5, group: "workers"), "copies given to other nodes skipped")
+        XCTAssertTrue(
+            interest.accept(origin: "n1", counter: 5, group: "workers"), "copies given to other nodes skipped")
         _ = interest.remove(workers)
         XCTAssertFalse(interest.accept(origin: "n1", counter: 5, group: "workers"), "kept while a key holds the group")
         _ = interest.remove(narrower)
         _ = interest.add(workers)
-        XCTAssertTrue(interest.accept(origin: "n1", counter: 1, group: "workers"), "forgotten with the group's last key")
+        XCTAssertTrue(
+            interest.accept(origin: "n1", counter: 1, group: "workers"), "forgotten with the group's last key")
     }
 
     func testServedGroupsTravelInOneHeaderAndAreComparedByBytes() throws {
-        let headers = BridgeHeaders.encode(origin: "n", counter: 1, sender: nil, info: [], groups: ["workers", "caf\u{E9}"])
+        let headers = BridgeHeaders.encode(
+            origin: "n", counter: 1, sender: nil, info: [], groups: ["workers", "caf\u{E9}"])
         XCTAssertEqual(headers["Subd-Groups"], "workers caf\u{E9}")
         XCTAssertTrue(BridgeHeaders.served("workers", in: headers))
         XCTAssertTrue(BridgeHeaders.served("caf\u{E9}", in: headers))
         XCTAssertFalse(BridgeHeaders.served("cafe\u{301}", in: headers), "canonically equivalent is another group")
         XCTAssertFalse(BridgeHeaders.served("work", in: headers))
-        XCTAssertFalse(BridgeHeaders.served("workers", in: BridgeHeaders.encode(origin: "n", counter: 2, sender: nil, info: [])))
+        XCTAssertFalse(
+            BridgeHeaders.served("workers", in: BridgeHeaders.encode(origin: "n", counter: 2, sender: nil, info: [])))
         XCTAssertEqual(
             BridgeHeaders.encode(origin: "n", counter: 1, sender: nil, info: []).fields.map(\.name), ["Subd-Id"],
             "no header without a group served")

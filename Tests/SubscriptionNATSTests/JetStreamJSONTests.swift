@@ -66,7 +66,8 @@ final class JetStreamJSONTests: XCTestCase {
         XCTAssertEqual(entry.headers["subd-origin"], "n1")
         XCTAssertNil(entry.headers["Nats-Msg-Id"], "JetStream's own headers are left out")
 
-        let deleted = #"{"message":{"subject":"$KV.b.k","seq":9,"hdrs":"TkFUUy8xLjANCktWLU9wZXJhdGlvbjogREVMDQoNCg=="}}"#
+        let deleted =
+            #"{"message":{"subject":"$KV.b.k","seq":9,"hdrs":"TkFUUy8xLjANCktWLU9wZXJhdGlvbjogREVMDQoNCg=="}}"#
         let marker = try JetStreamAPI.decode(reply(deleted), as: JetStreamJSON.MessageGetReply.self).get()
         XCTAssertEqual(
             try KeyValueEntry.make(bucket: "b", fromMessageGet: marker.message).get(),
@@ -75,8 +76,9 @@ final class JetStreamJSONTests: XCTestCase {
 
     func testBadBase64IsABadResponse() {
         let json = #"{"message":{"subject":"$KV.b.k","seq":1,"data":"not base64!"}}"#
-        guard case .failure(.badResponse(let reason)) = JetStreamAPI.decode(
-            reply(json), as: JetStreamJSON.MessageGetReply.self)
+        guard
+            case .failure(.badResponse(let reason)) = JetStreamAPI.decode(
+                reply(json), as: JetStreamJSON.MessageGetReply.self)
         else { return XCTFail("bad base64 was read") }
         XCTAssertTrue(reason.hasPrefix("message.data: "), reason)
     }

@@ -18,7 +18,8 @@ final class KeyValueClusterTests: NATSTestCase {
         while created == nil {
             do {
                 created = try await KeyValueBucket.create(
-                    KeyValueConfiguration(bucket: "subd_numbers", replicas: 3, maxBytes: 1 << 20), client: writer.client)
+                    KeyValueConfiguration(bucket: "subd_numbers", replicas: 3, maxBytes: 1 << 20), client: writer.client
+                )
             } catch {
                 guard Date() < deadline else { throw error }
                 try await Task.sleep(for: .milliseconds(100))

@@ -49,7 +49,8 @@ final class KeyValueTests: NATSTestCase {
         XCTAssertEqual(entry?.operation, .put)
 
         let headers: NATSHeaders = ["Subd-From": "lab", "Subd-Info": "unit=EUR"]
-        let updated = try await numbers.update("SCIENCE", Array("retained".utf8), expectedRevision: created, headers: headers)
+        let updated = try await numbers.update(
+            "SCIENCE", Array("retained".utf8), expectedRevision: created, headers: headers)
         XCTAssertGreaterThan(updated, created)
         do {
             _ = try await numbers.update("SCIENCE", Array("stale".utf8), expectedRevision: created)
@@ -121,7 +122,8 @@ final class KeyValueTests: NATSTestCase {
             async let two = Self.attempt(b, "N\(round)", [2])
             let results = await [one, two]
             XCTAssertEqual(results.filter { (try? $0.get()) != nil }.count, 1, "round \(round): \(results)")
-            XCTAssertEqual(results.filter { if case .failure(.wrongLastSequence) = $0 { true } else { false } }.count, 1)
+            XCTAssertEqual(
+                results.filter { if case .failure(.wrongLastSequence) = $0 { true } else { false } }.count, 1)
         }
     }
 
@@ -129,15 +131,18 @@ final class KeyValueTests: NATSTestCase {
         let server = try startServer()
         let client = try connectedClient([server.address])
         do {
-            _ = try await KeyValueBucket.create(KeyValueConfiguration(bucket: "b"), client: client.client,
-                                                timeout: .seconds(2))
+            _ = try await KeyValueBucket.create(
+                KeyValueConfiguration(bucket: "b"), client: client.client,
+                timeout: .seconds(2))
             XCTFail("no JetStream")
         } catch {
             XCTAssertEqual(error, .client(.noResponders))
         }
     }
 
-    private static func attempt(_ bucket: KeyValueBucket, _ key: String, _ value: [UInt8]) async -> Result<UInt64, JetStreamError> {
+    private static func attempt(_ bucket: KeyValueBucket, _ key: String, _ value: [UInt8]) async -> Result<
+        UInt64, JetStreamError
+    > {
         do {
             return .success(try await bucket.create(key, value))
         } catch {

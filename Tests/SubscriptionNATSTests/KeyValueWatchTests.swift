@@ -16,7 +16,9 @@ final class KeyValueWatchTests: NATSTestCase {
         try await KeyValueBucket.create(KeyValueConfiguration(bucket: name, maxBytes: 1 << 20), client: client.client)
     }
 
-    private func watch(_ bucket: KeyValueBucket, _ client: TestClient) throws -> (KeyValueWatcher, Collector<KeyValueWatchEvent>) {
+    private func watch(_ bucket: KeyValueBucket, _ client: TestClient) throws -> (
+        KeyValueWatcher, Collector<KeyValueWatchEvent>
+    ) {
         let events = Collector<KeyValueWatchEvent>()
         let watcher = try client.sync { _ in try KeyValueWatcher(bucket: bucket) { events.append($0) } }
         return (watcher, events)
@@ -25,7 +27,8 @@ final class KeyValueWatchTests: NATSTestCase {
     private func entries(_ events: [KeyValueWatchEvent]) -> [String] {
         events.compactMap { event in
             guard case .entry(let entry) = event else { return nil }
-            return "\(entry.key)=\(String(decoding: entry.value, as: UTF8.self))\(entry.operation == .put ? "" : " \(entry.operation.rawValue)")"
+            let operation = entry.operation == .put ? "" : " \(entry.operation.rawValue)"
+            return "\(entry.key)=\(String(decoding: entry.value, as: UTF8.self))\(operation)"
         }
     }
 
@@ -107,7 +110,8 @@ final class KeyValueWatchTests: NATSTestCase {
         _ = try await reopened.put("KEPT", Array("v2".utf8))
         _ = try await reopened.delete("GONE")
         _ = try await reopened.create("NEW", Array("v1".utf8))
-        XCTAssertEqual(watching.statuses.all.filter(isConnected).count, 1, "the watcher was still away for these writes")
+        XCTAssertEqual(
+            watching.statuses.all.filter(isConnected).count, 1, "the watcher was still away for these writes")
 
         XCTAssertTrue(events.wait(untilAll: { $0.filter { $0 == .caughtUp }.count == 2 }, timeout: 10), "\(events.all)")
         XCTAssertEqual(entries(events.all), ["KEPT=v1", "GONE=v1", "KEPT=v2", "GONE= DEL", "NEW=v1"])

@@ -19,8 +19,9 @@ final class NATSClusterTests: NATSTestCase {
         XCTAssertEqual(Set(client.sync { $0.knownServers.map(\.port) }), [n1.port, n2.port, n3.port])
 
         n1.kill()
-        XCTAssertTrue(client.statuses.wait(untilAll: { $0.filter(isConnected).count == 2 }),
-                      "\(client.statuses.all) \(client.errors.all)")
+        XCTAssertTrue(
+            client.statuses.wait(untilAll: { $0.filter(isConnected).count == 2 }),
+            "\(client.statuses.all) \(client.errors.all)")
         let now = try XCTUnwrap(client.sync { $0.currentServer?.port })
         XCTAssertTrue([n2.port, n3.port].contains(now), "moved to n2 or n3, not \(now)")
 

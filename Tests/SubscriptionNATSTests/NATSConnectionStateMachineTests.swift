@@ -53,8 +53,9 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         var machine = Machine(options: options())
         _ = machine.start(servers: [withUser], now: 0)
         _ = machine.socketOpened()
-        XCTAssertEqual(machine.infoReceived(info(), now: 0).first,
-                       .sendConnect(NATSConnectFields(name: "node-a", echo: false, authentication: .user("u", password: "p"))))
+        XCTAssertEqual(
+            machine.infoReceived(info(), now: 0).first,
+            .sendConnect(NATSConnectFields(name: "node-a", echo: false, authentication: .user("u", password: "p"))))
     }
 
     func testFlushesAndLivenessPingsShareThePongsInOrder() {
@@ -76,10 +77,12 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.pingTimerFired(now: 0), [.sendPing])
         XCTAssertEqual(machine.flushRequested(id: 9), [.sendPing])
         let actions = machine.pingTimerFired(now: 10 * second)
-        XCTAssertEqual(actions, [
-            .closeSocket, .dropUnsentOutput, .failFlushes([9], .staleConnection),
-            .report(.disconnected(reason: .staleConnection)), .openSocket(a, attempt: 2),
-        ], "the only server was tried 10 s ago: at once again")
+        XCTAssertEqual(
+            actions,
+            [
+                .closeSocket, .dropUnsentOutput, .failFlushes([9], .staleConnection),
+                .report(.disconnected(reason: .staleConnection)), .openSocket(a, attempt: 2),
+            ], "the only server was tried 10 s ago: at once again")
         XCTAssertEqual(machine.outstandingPings, 0)
     }
 
@@ -90,14 +93,18 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         _ = machine.infoReceived(info(), now: 0)
         _ = machine.pongReceived()
         let lost = NATSError.connectionFailed(server: "10.0.0.1:4222", reason: "the server closed the connection")
-        XCTAssertEqual(machine.socketFailed(lost, now: second), [
-            .closeSocket, .dropUnsentOutput, .report(.disconnected(reason: lost)), .openSocket(b, attempt: 2),
-        ])
+        XCTAssertEqual(
+            machine.socketFailed(lost, now: second),
+            [
+                .closeSocket, .dropUnsentOutput, .report(.disconnected(reason: lost)), .openSocket(b, attempt: 2),
+            ])
         // b refuses: a was tried 1 s ago (at 0), so wait 1 s more for it.
         let refused = NATSError.connectionFailed(server: "10.0.0.2:4222", reason: "Connection refused")
-        XCTAssertEqual(machine.socketFailed(refused, now: second), [
-            .closeSocket, .reportError(refused), .scheduleReconnect(afterNanoseconds: second),
-        ])
+        XCTAssertEqual(
+            machine.socketFailed(refused, now: second),
+            [
+                .closeSocket, .reportError(refused), .scheduleReconnect(afterNanoseconds: second),
+            ])
         XCTAssertEqual(machine.phase, .waitingToReconnect)
         XCTAssertEqual(machine.reconnectTimerFired(now: 2 * second), [.openSocket(a, attempt: 3)])
         XCTAssertEqual(machine.phase, .connecting)
@@ -125,15 +132,18 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         _ = machine.start(servers: [a, b], now: 0)
         _ = machine.socketOpened()
         _ = machine.infoReceived(info(), now: 0)
-        XCTAssertEqual(machine.errorReceived("Authorization Violation", now: 0), [
-            .closeSocket, .reportError(.serverError("Authorization Violation")), .openSocket(b, attempt: 2),
-        ])
+        XCTAssertEqual(
+            machine.errorReceived("Authorization Violation", now: 0),
+            [
+                .closeSocket, .reportError(.serverError("Authorization Violation")), .openSocket(b, attempt: 2),
+            ])
     }
 
     func testAnErrorOnceConnectedIsOnlyReported() {
         var machine = connected()
-        XCTAssertEqual(machine.errorReceived("Permissions Violation for Publish to \"x\"", now: 0),
-                       [.reportError(.serverError("Permissions Violation for Publish to \"x\""))])
+        XCTAssertEqual(
+            machine.errorReceived("Permissions Violation for Publish to \"x\"", now: 0),
+            [.reportError(.serverError("Permissions Violation for Publish to \"x\""))])
         XCTAssertEqual(machine.phase, .connected)
     }
 
@@ -141,9 +151,11 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         var machine = Machine(options: options())
         _ = machine.start(servers: [a, b], now: 0)
         _ = machine.socketOpened()
-        XCTAssertEqual(machine.infoReceived(info(tls: true), now: 0), [
-            .closeSocket, .reportError(.tlsRequired(server: "10.0.0.1:4222")), .openSocket(b, attempt: 2),
-        ])
+        XCTAssertEqual(
+            machine.infoReceived(info(tls: true), now: 0),
+            [
+                .closeSocket, .reportError(.tlsRequired(server: "10.0.0.1:4222")), .openSocket(b, attempt: 2),
+            ])
     }
 
     func testAConnectTimeoutEndsOnlyItsOwnAttempt() {
@@ -151,9 +163,11 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         _ = machine.start(servers: [a, b], now: 0)
         XCTAssertEqual(machine.connectTimedOut(attempt: 7, now: 0), [], "another attempt's timer")
         let timedOut = NATSError.connectionFailed(server: "10.0.0.1:4222", reason: "timed out")
-        XCTAssertEqual(machine.connectTimedOut(attempt: 1, now: 0), [
-            .closeSocket, .reportError(timedOut), .openSocket(b, attempt: 2),
-        ])
+        XCTAssertEqual(
+            machine.connectTimedOut(attempt: 1, now: 0),
+            [
+                .closeSocket, .reportError(timedOut), .openSocket(b, attempt: 2),
+            ])
         _ = machine.socketOpened()
         _ = machine.infoReceived(info(), now: 0)
         _ = machine.pongReceived()
@@ -163,19 +177,24 @@ final class NATSConnectionStateMachineTests: XCTestCase {
     func testAProtocolViolationReplacesTheConnection() {
         var machine = connected()
         let actions = machine.protocolViolation(.unknownOperation("X"), now: 0)
-        XCTAssertEqual(actions.prefix(3), [
-            .closeSocket, .dropUnsentOutput, .report(.disconnected(reason: .protocolError(.unknownOperation("X")))),
-        ])
+        XCTAssertEqual(
+            actions.prefix(3),
+            [
+                .closeSocket, .dropUnsentOutput, .report(.disconnected(reason: .protocolError(.unknownOperation("X")))),
+            ])
     }
 
     func testEveryServerFailingTooOftenClosesTheClient() {
         var machine = Machine(options: options(reconnectWait: .zero, maxReconnectAttempts: 2))
         _ = machine.start(servers: [a], now: 0)
         let refused = NATSError.connectionFailed(server: "10.0.0.1:4222", reason: "Connection refused")
-        XCTAssertEqual(machine.socketFailed(refused, now: 0), [.closeSocket, .reportError(refused), .openSocket(a, attempt: 2)])
-        XCTAssertEqual(machine.socketFailed(refused, now: 0), [
-            .closeSocket, .reportError(refused), .report(.closed(reason: refused)),
-        ])
+        XCTAssertEqual(
+            machine.socketFailed(refused, now: 0), [.closeSocket, .reportError(refused), .openSocket(a, attempt: 2)])
+        XCTAssertEqual(
+            machine.socketFailed(refused, now: 0),
+            [
+                .closeSocket, .reportError(refused), .report(.closed(reason: refused)),
+            ])
         XCTAssertEqual(machine.phase, .closed)
         XCTAssertEqual(machine.flushRequested(id: 1), [.failFlushes([1], .closed)])
     }
@@ -189,8 +208,9 @@ final class NATSConnectionStateMachineTests: XCTestCase {
         _ = machine.pongReceived()
         _ = machine.socketFailed(.connectionFailed(server: "a", reason: "reset"), now: 0)
         // One failure after the connection, not three: it goes on.
-        XCTAssertEqual(machine.socketFailed(.connectionFailed(server: "a", reason: "refused"), now: 0).last,
-                       .openSocket(a, attempt: 4))
+        XCTAssertEqual(
+            machine.socketFailed(.connectionFailed(server: "a", reason: "refused"), now: 0).last,
+            .openSocket(a, attempt: 4))
     }
 
     func testFlushWhileNotConnectedFailsAtOnce() {
@@ -202,7 +222,8 @@ final class NATSConnectionStateMachineTests: XCTestCase {
     func testCloseFailsPendingFlushesAndIsFinal() {
         var machine = connected()
         _ = machine.flushRequested(id: 4)
-        XCTAssertEqual(machine.closeRequested(), [.closeSocket, .failFlushes([4], .closed), .report(.closed(reason: nil))])
+        XCTAssertEqual(
+            machine.closeRequested(), [.closeSocket, .failFlushes([4], .closed), .report(.closed(reason: nil))])
         XCTAssertEqual(machine.closeRequested(), [])
         XCTAssertEqual(machine.pingReceived(), [])
         XCTAssertEqual(machine.reconnectTimerFired(now: 0), [])

@@ -12,10 +12,12 @@ final class NATSEncoderTests: XCTestCase {
     }
 
     func testPublishWithAndWithoutReply() throws {
-        XCTAssertEqual(try text { try NATSEncoder.publish(subject: "a.b", payload: bytes("hello"), into: &$0) },
-                       "PUB a.b 5\r\nhello\r\n")
-        XCTAssertEqual(try text { try NATSEncoder.publish(subject: "a", replyTo: "_INBOX.x.1", payload: [], into: &$0) },
-                       "PUB a _INBOX.x.1 0\r\n\r\n")
+        XCTAssertEqual(
+            try text { try NATSEncoder.publish(subject: "a.b", payload: bytes("hello"), into: &$0) },
+            "PUB a.b 5\r\nhello\r\n")
+        XCTAssertEqual(
+            try text { try NATSEncoder.publish(subject: "a", replyTo: "_INBOX.x.1", payload: [], into: &$0) },
+            "PUB a _INBOX.x.1 0\r\n\r\n")
     }
 
     func testPublishWithHeadersIsHPUBWithExactSizes() throws {
@@ -30,19 +32,27 @@ final class NATSEncoderTests: XCTestCase {
         XCTAssertEqual(NATSHeaderBlock.encodedCount(headers), block.utf8.count)
         // Read back as the server would deliver it.
         var parser = NATSParser()
-        parser.append(contentsOf: bytes("HMSG $KV.b.k 1 r \(block.utf8.count) \(block.utf8.count + 2)\r\n\(block)v1\r\n"))
-        XCTAssertEqual(parser.next(), .success(.message(NATSMessage(
-            subject: "$KV.b.k", sid: 1, replyTo: "r", headers: headers, payload: bytes("v1")))))
+        parser.append(
+            contentsOf: bytes("HMSG $KV.b.k 1 r \(block.utf8.count) \(block.utf8.count + 2)\r\n\(block)v1\r\n"))
+        XCTAssertEqual(
+            parser.next(),
+            .success(
+                .message(
+                    NATSMessage(
+                        subject: "$KV.b.k", sid: 1, replyTo: "r", headers: headers, payload: bytes("v1")))))
     }
 
     func testSubscribeUnsubscribePingPongConnect() throws {
-        XCTAssertEqual(try text { try NATSEncoder.subscribe(subject: "subd.m.>", queue: nil, sid: 7, into: &$0) },
-                       "SUB subd.m.> 7\r\n")
-        XCTAssertEqual(try text { try NATSEncoder.subscribe(subject: "a.*", queue: "workers", sid: 12, into: &$0) },
-                       "SUB a.* workers 12\r\n")
+        XCTAssertEqual(
+            try text { try NATSEncoder.subscribe(subject: "subd.m.>", queue: nil, sid: 7, into: &$0) },
+            "SUB subd.m.> 7\r\n")
+        XCTAssertEqual(
+            try text { try NATSEncoder.subscribe(subject: "a.*", queue: "workers", sid: 12, into: &$0) },
+            "SUB a.* workers 12\r\n")
         XCTAssertEqual(text { NATSEncoder.unsubscribe(sid: 7, into: &$0) }, "UNSUB 7\r\n")
-        XCTAssertEqual(text { NATSEncoder.unsubscribe(sid: 18_446_744_073_709_551_615, max: 3, into: &$0) },
-                       "UNSUB 18446744073709551615 3\r\n")
+        XCTAssertEqual(
+            text { NATSEncoder.unsubscribe(sid: 18_446_744_073_709_551_615, max: 3, into: &$0) },
+            "UNSUB 18446744073709551615 3\r\n")
         XCTAssertEqual(text { NATSEncoder.ping(into: &$0) }, "PING\r\n")
         XCTAssertEqual(text { NATSEncoder.pong(into: &$0) }, "PONG\r\n")
         let connect = text {
@@ -91,19 +101,24 @@ final class NATSEncoderTests: XCTestCase {
         }
         var out: [UInt8] = []
         XCTAssertThrowsError(try NATSEncoder.subscribe(subject: "a", queue: "two words", sid: 1, into: &out))
-        XCTAssertThrowsError(try NATSEncoder.publish(
-            subject: "a", headers: ["Bad Name": "v"], payload: [], into: &out))
+        XCTAssertThrowsError(
+            try NATSEncoder.publish(
+                subject: "a", headers: ["Bad Name": "v"], payload: [], into: &out))
         XCTAssertThrowsError(try NATSEncoder.publish(subject: "a", headers: ["K": "a\r\nb"], payload: [], into: &out))
         XCTAssertTrue(out.isEmpty)
     }
 
     func testServerAddressesAsConfiguredAndAdvertised() throws {
-        XCTAssertEqual(try NATSServerAddress(parsing: "127.0.0.1:4223"), NATSServerAddress(host: "127.0.0.1", port: 4223))
-        XCTAssertEqual(try NATSServerAddress(parsing: "nats://localhost"), NATSServerAddress(host: "localhost", port: 4222))
-        XCTAssertEqual(try NATSServerAddress(parsing: "nats://u:p@h:1/"),
-                       NATSServerAddress(host: "h", port: 1, authentication: .user("u", password: "p")))
-        XCTAssertEqual(try NATSServerAddress(parsing: "nats://tok@h"),
-                       NATSServerAddress(host: "h", port: 4222, authentication: .token("tok")))
+        XCTAssertEqual(
+            try NATSServerAddress(parsing: "127.0.0.1:4223"), NATSServerAddress(host: "127.0.0.1", port: 4223))
+        XCTAssertEqual(
+            try NATSServerAddress(parsing: "nats://localhost"), NATSServerAddress(host: "localhost", port: 4222))
+        XCTAssertEqual(
+            try NATSServerAddress(parsing: "nats://u:p@h:1/"),
+            NATSServerAddress(host: "h", port: 1, authentication: .user("u", password: "p")))
+        XCTAssertEqual(
+            try NATSServerAddress(parsing: "nats://tok@h"),
+            NATSServerAddress(host: "h", port: 4222, authentication: .token("tok")))
         XCTAssertEqual(try NATSServerAddress(parsing: "[::1]:5000"), NATSServerAddress(host: "::1", port: 5000))
         XCTAssertEqual(NATSServerAddress(host: "::1", port: 5000).description, "[::1]:5000")
         for bad in ["", "h:0", "h:x", "a:b:c", "nats://@h"] {

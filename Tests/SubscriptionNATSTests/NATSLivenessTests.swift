@@ -11,11 +11,15 @@ final class NATSLivenessTests: NATSTestCase {
             reconnectWait: .seconds(30), pingInterval: .milliseconds(150), maxPingsOutstanding: 1)
         let client = try makeClient(["127.0.0.1:\(server.port)"], options: options)
         try server.accept()
-        server.send(#"INFO {"server_id":"FAKE","version":"2.9.10","headers":true,"max_payload":1024,"auth_required":true}"# + "\r\n")
+        server.send(
+            #"INFO {"server_id":"FAKE","version":"2.9.10","headers":true,"max_payload":1024,"auth_required":true}"#
+                + "\r\n")
         let handshake = try server.read(until: "PING\r\n")
         XCTAssertTrue(handshake.hasPrefix("CONNECT {"), handshake)
-        for field in [#""echo":false"#, #""verbose":false"#, #""headers":true"#, #""user":"node""#, #""pass":"secret""#,
-                      #""name":"node-a""#] {
+        for field in [
+            #""echo":false"#, #""verbose":false"#, #""headers":true"#, #""user":"node""#, #""pass":"secret""#,
+            #""name":"node-a""#,
+        ] {
             XCTAssertTrue(handshake.contains(field), "\(field) in \(handshake)")
         }
         server.send("PONG\r\n")
@@ -26,8 +30,9 @@ final class NATSLivenessTests: NATSTestCase {
         let answer = try server.read(until: "PONG\r\n")
         XCTAssertTrue(answer == "PONG\r\n" || answer == "PING\r\nPONG\r\n", answer)
         // Liveness: a PING every 150 ms, none answered; with one outstanding, the next is one too many.
-        XCTAssertNotNil(client.statuses.wait(for: { $0 == .disconnected(reason: .staleConnection) }),
-                        "\(client.statuses.all)")
+        XCTAssertNotNil(
+            client.statuses.wait(for: { $0 == .disconnected(reason: .staleConnection) }),
+            "\(client.statuses.all)")
         XCTAssertTrue(server.clientClosed())
     }
 
@@ -43,9 +48,10 @@ final class NATSLivenessTests: NATSTestCase {
         XCTAssertNotNil(client.errors.wait(for: { $0 == .serverError("Permissions Violation for Publish to \"x\"") }))
         // A frame the client cannot read ends the connection.
         server.send("BOGUS\r\n")
-        XCTAssertNotNil(client.statuses.wait(for: {
-            $0 == .disconnected(reason: .protocolError(.unknownOperation("BOGUS")))
-        }), "\(client.statuses.all)")
+        XCTAssertNotNil(
+            client.statuses.wait(for: {
+                $0 == .disconnected(reason: .protocolError(.unknownOperation("BOGUS")))
+            }), "\(client.statuses.all)")
         XCTAssertTrue(server.clientClosed())
     }
 }

@@ -1,7 +1,7 @@
+import TestSupport
 import XCTest
 
 @testable import SubscriptionNATS
-import TestSupport
 
 /// How the input reaches the parser.
 enum FeedMode: CustomStringConvertible {
@@ -64,7 +64,8 @@ func parse(
         var generator = SeededGenerator(seed: seed)
         var index = 0
         while index < input.count {
-            let size = Int.random(in: 0...10, using: &generator) == 0
+            let size =
+                Int.random(in: 0...10, using: &generator) == 0
                 ? Int.random(in: 0...5000, using: &generator) : Int.random(in: 0...97, using: &generator)
             let end = min(input.count, index + size)
             if Bool.random(using: &generator) {
@@ -97,5 +98,6 @@ func assertParses(
 func message(
     _ subject: String, _ sid: UInt64, reply: String? = nil, headers: NATSHeaders? = nil, _ payload: String
 ) -> FrameResult {
-    .success(.message(NATSMessage(subject: subject, sid: sid, replyTo: reply, headers: headers, payload: bytes(payload))))
+    .success(
+        .message(NATSMessage(subject: subject, sid: sid, replyTo: reply, headers: headers, payload: bytes(payload))))
 }

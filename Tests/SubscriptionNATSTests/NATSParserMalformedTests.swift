@@ -1,7 +1,7 @@
+import TestSupport
 import XCTest
 
 @testable import SubscriptionNATS
-import TestSupport
 
 /// Frames that break the protocol: each ends the parse with its error, in every feed mode, and the frames before
 /// it are still returned.
@@ -19,7 +19,10 @@ final class NATSParserMalformedTests: XCTestCase {
         ("MSG a 1 -2\r\n", .malformedArguments(operation: "MSG", reason: "a size is not a number")),
         ("MSG a 1 99999999999999999999\r\n", .malformedArguments(operation: "MSG", reason: "a size is not a number")),
         ("HMSG a 1 5\r\n", .malformedArguments(operation: "HMSG", reason: "3 arguments, expected 4 or 5")),
-        ("HMSG a 1 20 10\r\n", .malformedArguments(operation: "HMSG", reason: "header size 20 is larger than total size 10")),
+        (
+            "HMSG a 1 20 10\r\n",
+            .malformedArguments(operation: "HMSG", reason: "header size 20 is larger than total size 10")
+        ),
         ("HMSG a 1 3 10\r\n", .malformedArguments(operation: "HMSG", reason: "header size 3 is too small")),
         ("MSG a 1 2\r\nhiX\r\n", .missingCRLFAfterPayload(subject: "a")),
         ("MSG a 1 2\r\nhi\rX\n", .missingCRLFAfterPayload(subject: "a")),
@@ -83,15 +86,17 @@ final class NATSParserMalformedTests: XCTestCase {
     /// nothing after its first error.
     func testRandomInputNeverTraps() {
         var generator = SeededGenerator(seed: 42)
-        let valid = bytes("MSG a.b 1 r 3\r\nabc\r\nHMSG x 2 16 18\r\nNATS/1.0 503\r\n\r\nhi\r\nPING\r\nINFO {\"max_payload\":64}\r\n")
+        let valid = bytes(
+            "MSG a.b 1 r 3\r\nabc\r\nHMSG x 2 16 18\r\nNATS/1.0 503\r\n\r\nhi\r\nPING\r\nINFO {\"max_payload\":64}\r\n")
         for round in 0..<400 {
             var input = valid
             for _ in 0..<(1 + round % 5) {
                 input[Int.random(in: 0..<input.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
             }
             if round % 4 == 0 { input = (0..<200).map { _ in UInt8.random(in: 0...255, using: &generator) } }
-            _ = parse(input, limits: NATSParser.Limits(maxControlLine: 128, maxPayload: 64),
-                      mode: .randomChunks(seed: UInt64(round)))
+            _ = parse(
+                input, limits: NATSParser.Limits(maxControlLine: 128, maxPayload: 64),
+                mode: .randomChunks(seed: UInt64(round)))
         }
     }
 }

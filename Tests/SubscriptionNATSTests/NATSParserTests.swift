@@ -7,28 +7,35 @@ final class NATSParserTests: XCTestCase {
     func testPingPongOkAndErrorInAnyCase() {
         assertParses(
             bytes("PING\r\nPONG\r\n+OK\r\n-ERR 'Authorization Violation'\r\nping\r\nPong\r\n-ERR no quotes\r\n"),
-            [.success(.ping), .success(.pong), .success(.ok), .success(.error("Authorization Violation")),
-             .success(.ping), .success(.pong), .success(.error("no quotes"))])
+            [
+                .success(.ping), .success(.pong), .success(.ok), .success(.error("Authorization Violation")),
+                .success(.ping), .success(.pong), .success(.error("no quotes")),
+            ])
     }
 
     func testMessageWithAndWithoutReplyIncludingTheServersDoubleSpace() {
         // nats-server writes `MSG subj sid  size` (two spaces) for a message without a reply subject.
         assertParses(
             bytes("MSG a.b 1 5\r\nhello\r\nMSG _INBOX.x.1 2  2\r\nhi\r\nMSG a 3 r.1 0\r\n\r\nmsg\ta\t4\t3\r\nx\ny\r\n"),
-            [message("a.b", 1, "hello"), message("_INBOX.x.1", 2, "hi"), message("a", 3, reply: "r.1", ""),
-             message("a", 4, "x\ny")])
+            [
+                message("a.b", 1, "hello"), message("_INBOX.x.1", 2, "hi"), message("a", 3, reply: "r.1", ""),
+                message("a", 4, "x\ny"),
+            ])
     }
 
     func testPayloadMayHoldCRLFAndAnyByte() {
         var input = bytes("MSG bin 9 6\r\n")
         input += [0, 0x0D, 0x0A, 0xFF, 0x0A, 0x0D]
         input += bytes("\r\n")
-        let expected: FrameResult = .success(.message(NATSMessage(subject: "bin", sid: 9, payload: [0, 0x0D, 0x0A, 0xFF, 0x0A, 0x0D])))
+        let expected: FrameResult = .success(
+            .message(NATSMessage(subject: "bin", sid: 9, payload: [0, 0x0D, 0x0A, 0xFF, 0x0A, 0x0D])))
         assertParses(input, [expected])
     }
 
     func testHeaderMessageWithFieldsInOrder() {
-        let block = "NATS/1.0\r\nSubd-From: lab\r\nSubd-Info: unit=EUR price=12\r\nX:  spaced value  \r\nSubd-From: again\r\n\r\n"
+        let block =
+            "NATS/1.0\r\nSubd-From: lab\r\nSubd-Info: unit=EUR price=12\r\nX:  spaced value  \r\n"
+            + "Subd-From: again\r\n\r\n"
         let input = "HMSG subd.m.SCIENCE 7 \(block.utf8.count) \(block.utf8.count + 4)\r\n\(block)V1.0\r\n"
         var headers = NATSHeaders()
         headers.append("Subd-From", "lab")
@@ -42,13 +49,17 @@ final class NATSParserTests: XCTestCase {
 
     func testStatusMessagesOfNoRespondersAndNotFound() {
         // The exact frames nats-server 2.9.10 sends (seen on the wire).
-        let input = "HMSG _INBOX.x.9 1 16 16\r\nNATS/1.0 503\r\n\r\n\r\n"
+        let input =
+            "HMSG _INBOX.x.9 1 16 16\r\nNATS/1.0 503\r\n\r\n\r\n"
             + "HMSG _INBOX.x.5 1  34 34\r\nNATS/1.0 404 Message Not Found\r\n\r\n\r\n"
         let results = parse(bytes(input), mode: .allAtOnce)
-        XCTAssertEqual(results, [
-            message("_INBOX.x.9", 1, headers: NATSHeaders([], status: 503), ""),
-            message("_INBOX.x.5", 1, headers: NATSHeaders([], status: 404, statusDescription: "Message Not Found"), ""),
-        ])
+        XCTAssertEqual(
+            results,
+            [
+                message("_INBOX.x.9", 1, headers: NATSHeaders([], status: 503), ""),
+                message(
+                    "_INBOX.x.5", 1, headers: NATSHeaders([], status: 404, statusDescription: "Message Not Found"), ""),
+            ])
         assertParses(bytes(input), results)
         if case .success(.message(let noResponders)) = results[0] { XCTAssertEqual(noResponders.status, 503) }
     }
@@ -91,7 +102,10 @@ final class NATSParserTests: XCTestCase {
                 expected.append(message("s.\(index)", UInt64(index), payload))
             case 1:
                 let block = "NATS/1.0\r\nK: \(index)\r\n\r\n"
-                input += bytes("HMSG s \(index) r.\(index) \(block.utf8.count) \(block.utf8.count + payload.utf8.count)\r\n\(block)\(payload)\r\n")
+                input += bytes(
+                    "HMSG s \(index) r.\(index) \(block.utf8.count) \(block.utf8.count + payload.utf8.count)\r\n"
+                        + "\(block)\(payload)\r\n"
+                )
                 expected.append(message("s", UInt64(index), reply: "r.\(index)", headers: ["K": "\(index)"], payload))
             case 2:
                 input += bytes("PING\r\n")

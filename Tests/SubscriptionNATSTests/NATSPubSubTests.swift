@@ -13,8 +13,9 @@ final class NATSPubSubTests: NATSTestCase {
         subscriber.flush()
         let headers: NATSHeaders = ["Subd-From": "lab", "Subd-Info": "unit=EUR price=12"]
         try publisher.sync {
-            try $0.publish(subject: "subd.m.SCIENCE.physics", replyTo: "subd.ack.a", headers: headers,
-                           payload: Array("V1.0".utf8))
+            try $0.publish(
+                subject: "subd.m.SCIENCE.physics", replyTo: "subd.ack.a", headers: headers,
+                payload: Array("V1.0".utf8))
             try $0.publish(subject: "subd.m.SCIENCE.physics", payload: Array("plain".utf8))
             try $0.publish(subject: "subd.m.OTHER", payload: Array("not for us".utf8))
         }
@@ -65,7 +66,8 @@ final class NATSPubSubTests: NATSTestCase {
         try other.publish("subd.m.N", "from the other")
         bridge.flush()
         other.flush()
-        XCTAssertEqual(seen.wait(count: 2)?.map(text).sorted(), ["from the bridge", "from the other"], "echo on: its own too")
+        XCTAssertEqual(
+            seen.wait(count: 2)?.map(text).sorted(), ["from the bridge", "from the other"], "echo on: its own too")
         XCTAssertEqual(own.wait(count: 1)?.map(text), ["from the other"])
         bridge.flush()
         XCTAssertEqual(own.all.count, 1, "no echo of the bridge's own publication")
@@ -81,8 +83,9 @@ final class NATSPubSubTests: NATSTestCase {
             [server.address], options: NATSClientOptions(authentication: .token("wrong"), maxReconnectAttempts: 1),
             label: "bad")
         XCTAssertNotNil(bad.errors.wait(for: { $0 == .serverError("Authorization Violation") }), "\(bad.errors.all)")
-        XCTAssertNotNil(bad.statuses.wait(for: { $0 == .closed(reason: .serverError("Authorization Violation")) }),
-                        "\(bad.statuses.all)")
+        XCTAssertNotNil(
+            bad.statuses.wait(for: { $0 == .closed(reason: .serverError("Authorization Violation")) }),
+            "\(bad.statuses.all)")
         XCTAssertFalse(bad.statuses.all.contains(where: isConnected))
     }
 
@@ -101,13 +104,17 @@ final class NATSPubSubTests: NATSTestCase {
         XCTAssertEqual(client.sync { $0.serverInfo?.maxPayload }, 1024)
         let (_, messages) = try client.subscribe("big")
         client.flush()
-        XCTAssertThrowsError(try client.sync { try $0.publish(subject: "big", payload: [UInt8](repeating: 1, count: 1025)) }) {
+        XCTAssertThrowsError(
+            try client.sync { try $0.publish(subject: "big", payload: [UInt8](repeating: 1, count: 1025)) }
+        ) {
             XCTAssertEqual($0 as? NATSError, .payloadTooBig(size: 1025, limit: 1024))
         }
         // Headers count against max_payload too.
-        XCTAssertThrowsError(try client.sync {
-            try $0.publish(subject: "big", headers: ["K": "v"], payload: [UInt8](repeating: 1, count: 1020))
-        }) {
+        XCTAssertThrowsError(
+            try client.sync {
+                try $0.publish(subject: "big", headers: ["K": "v"], payload: [UInt8](repeating: 1, count: 1020))
+            }
+        ) {
             XCTAssertEqual($0 as? NATSError, .payloadTooBig(size: 1020 + 18, limit: 1024))
         }
         try client.sync { try $0.publish(subject: "big", payload: [UInt8](repeating: 2, count: 1024)) }

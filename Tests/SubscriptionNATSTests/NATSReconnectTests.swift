@@ -23,11 +23,13 @@ final class NATSReconnectTests: NATSTestCase {
         try client.publish("orders.held", "published while disconnected")
         let flushed = Collector<Result<Void, NATSError>>()
         client.sync { $0.flush { flushed.append($0) } }
-        XCTAssertEqual(flushed.wait(count: 1)?.first.map { if case .failure(.notConnected) = $0 { true } else { false } }, true)
+        XCTAssertEqual(
+            flushed.wait(count: 1)?.first.map { if case .failure(.notConnected) = $0 { true } else { false } }, true)
 
         let second = try startServer(.init(port: first.port))
-        XCTAssertTrue(client.statuses.wait(untilAll: { $0.filter(isConnected).count == 2 }),
-                      "\(client.statuses.all) \(client.errors.all)")
+        XCTAssertTrue(
+            client.statuses.wait(untilAll: { $0.filter(isConnected).count == 2 }),
+            "\(client.statuses.all) \(client.errors.all)")
         client.flush()
         XCTAssertEqual(plain.wait(count: 1)?.map(text), ["published while disconnected"])
 
@@ -79,7 +81,8 @@ final class NATSReconnectTests: NATSTestCase {
         XCTAssertThrowsError(try client.publish("x", "y")) { XCTAssertEqual($0 as? NATSError, .closed) }
         let flushed = Collector<Result<Void, NATSError>>()
         client.sync { $0.flush { flushed.append($0) } }
-        XCTAssertEqual(flushed.wait(count: 1)?.first.map { if case .failure(.closed) = $0 { true } else { false } }, true)
+        XCTAssertEqual(
+            flushed.wait(count: 1)?.first.map { if case .failure(.closed) = $0 { true } else { false } }, true)
         server.kill()
         usleep(300_000)
         XCTAssertEqual(client.statuses.all.count, 2, "no reconnect after close: \(client.statuses.all)")

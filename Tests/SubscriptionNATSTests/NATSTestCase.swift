@@ -36,8 +36,8 @@ class NATSTestCase: XCTestCase {
         return server
     }
 
-    /// Starts three servers clustered with JetStream and monitoring (``NATSServerProcess/startCluster(count:directory:keep:)``),
-    /// kept for the tear-down.
+    /// Starts three servers clustered with JetStream and monitoring
+    /// (``NATSServerProcess/startCluster(count:directory:keep:)``), kept for the tear-down.
     func startJetStreamCluster() throws -> [NATSServerProcess] {
         try NATSServerProcess.startCluster(directory: directory) { servers.append($0) }
     }
@@ -49,7 +49,8 @@ class NATSTestCase: XCTestCase {
     ) throws -> TestClient {
         let queue = DispatchQueue(label: "nats-test.\(label)")
         // Quiet: the tests check the statuses and errors the client reports, not its log lines.
-        let client = NATSClient(queue: queue, logger: Logger(label: "nats-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let client = NATSClient(
+            queue: queue, logger: Logger(label: "nats-test", factory: { _ in SwiftLogNoOpLogHandler() }))
         clients.append(client)
         let test = TestClient(client: client)
         let addresses = try servers.map { try NATSServerAddress(parsing: $0) }
@@ -86,7 +87,9 @@ struct TestClient: Sendable {
     }
 
     /// Subscribes, collecting the messages.
-    func subscribe(_ subject: String, queue group: String? = nil) throws -> (sid: UInt64, messages: Collector<NATSMessage>) {
+    func subscribe(_ subject: String, queue group: String? = nil) throws -> (
+        sid: UInt64, messages: Collector<NATSMessage>
+    ) {
         let messages = Collector<NATSMessage>()
         let sid = try sync { try $0.subscribe(subject: subject, queue: group) { messages.append($0) } }
         return (sid, messages)
@@ -101,7 +104,9 @@ struct TestClient: Sendable {
     func flush(file: StaticString = #filePath, line: UInt = #line) {
         let done = Collector<Result<Void, NATSError>>()
         sync { $0.flush { done.append($0) } }
-        guard let result = done.wait(count: 1)?.first else { return XCTFail("flush: no answer", file: file, line: line) }
+        guard let result = done.wait(count: 1)?.first else {
+            return XCTFail("flush: no answer", file: file, line: line)
+        }
         if case .failure(let error) = result { XCTFail("flush: \(error)", file: file, line: line) }
     }
 }

@@ -65,7 +65,8 @@ final class ScriptedNATSServer: @unchecked Sendable {
             let left = Int32(max(0, deadline.timeIntervalSinceNow * 1000))
             var descriptor = pollfd(fd: connection, events: Int16(POLLIN), revents: 0)
             guard left > 0, poll(&descriptor, 1, left) == 1 else {
-                throw HarnessFailure("no '\(marker)' from the client; got '\(String(decoding: received, as: UTF8.self))'")
+                throw HarnessFailure(
+                    "no '\(marker)' from the client; got '\(String(decoding: received, as: UTF8.self))'")
             }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = buffer.withUnsafeMutableBytes { recv(connection, $0.baseAddress, $0.count, 0) }
@@ -90,7 +91,8 @@ final class ScriptedNATSServer: @unchecked Sendable {
 
     private func find(_ needle: [UInt8]) -> Range<Int>? {
         guard received.count >= needle.count else { return nil }
-        for start in 0...(received.count - needle.count) where received[start..<(start + needle.count)].elementsEqual(needle) {
+        for start in 0...(received.count - needle.count)
+        where received[start..<(start + needle.count)].elementsEqual(needle) {
             return start..<(start + needle.count)
         }
         return nil

@@ -33,10 +33,11 @@ final class ParserBufferTests: XCTestCase {
     func testAThrowingBodyCommitsNothing() {
         var parser = CommandParser()
         parser.append(contentsOf: bytes("PING"))
-        XCTAssertThrowsError(try parser.withWritableTail(minimumCapacity: 4) { space in
-            space.copyBytes(from: bytes("\n\n\n\n"))
-            throw ReadFailed()
-        })
+        XCTAssertThrowsError(
+            try parser.withWritableTail(minimumCapacity: 4) { space in
+                space.copyBytes(from: bytes("\n\n\n\n"))
+                throw ReadFailed()
+            })
         XCTAssertEqual(parser.bufferedByteCount, 4)
         XCTAssertNil(parser.next())
     }

@@ -1,18 +1,19 @@
+import TestSupport
 import XCTest
 
 @testable import SubscriptionProtocol
-import TestSupport
 
 /// Thousands of random byte strings: no crash, the same results however they are fed, bounded memory.
 final class ParserFuzzTests: XCTestCase {
     static let limits = ProtocolLimits(maxLine: 40, maxPayload: 64)
 
     /// Pieces that make random input look enough like the protocol to reach every state.
-    static let pieces: [[UInt8]] = [
-        "PUB ", "pub ", "SEND ", "SUB ", "UNSUB ", "HELLO ", "CREATE ", "REMOVE ", "LIST", "STATS", "PING",
-        "QUIT", "name=", "token=", "from=", "a.b", "*", ">", "..", "N", " ", "  ", "\n", "\r\n", "\r", "0", "3",
-        "10", "64", "65", "9999999999", "12345678901", "=", "\t", "é",
-    ].map { Array($0.utf8) } + [[0x00], [0xFF], [0xC3], [0x7F]]
+    static let pieces: [[UInt8]] =
+        [
+            "PUB ", "pub ", "SEND ", "SUB ", "UNSUB ", "HELLO ", "CREATE ", "REMOVE ", "LIST", "STATS", "PING",
+            "QUIT", "name=", "token=", "from=", "a.b", "*", ">", "..", "N", " ", "  ", "\n", "\r\n", "\r", "0", "3",
+            "10", "64", "65", "9999999999", "12345678901", "=", "\t", "é",
+        ].map { Array($0.utf8) } + [[0x00], [0xFF], [0xC3], [0x7F]]
 
     static func randomInput(using generator: inout SeededGenerator) -> [UInt8] {
         var input: [UInt8] = []

@@ -1,10 +1,8 @@
 import SubscriptionWire
+import TestSupport
 import XCTest
 
 @testable import SubscriptionProtocol
-import SubscriptionWire
-import TestSupport
-
 
 /// How the input reaches the parser.
 enum FeedMode: CustomStringConvertible {

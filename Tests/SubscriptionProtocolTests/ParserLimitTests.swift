@@ -1,8 +1,8 @@
+import SubscriptionWire
+import TestSupport
 import XCTest
 
 @testable import SubscriptionProtocol
-import SubscriptionWire
-import TestSupport
 
 /// Line and payload limits, at and just over the edge.
 final class ParserLimitTests: XCTestCase {
@@ -66,8 +66,14 @@ final class ParserLimitTests: XCTestCase {
         let payload = (0..<64).map { UInt8($0 * 4) }
         assertParses(bytes("PUB N 64\n") + payload + bytes("\n"), [publish("N", payload)], limits: limits)
         let over = parseInAllModes(bytes("PUB N 65\n") + payload + bytes("X\n"), limits: limits)
-        XCTAssertEqual(over, [.failure(ProtocolError(.tooBig, "payload of 65 bytes is over the limit of 64 bytes",
-                                                     closesConnection: true))])
+        XCTAssertEqual(
+            over,
+            [
+                .failure(
+                    ProtocolError(
+                        .tooBig, "payload of 65 bytes is over the limit of 64 bytes",
+                        closesConnection: true))
+            ])
     }
 
     func testSendTextLimit() {
@@ -75,8 +81,14 @@ final class ParserLimitTests: XCTestCase {
         let text = String(repeating: "t", count: 10)
         assertParses("SEND N \(text)\n", [send("N", text)], limits: limits)
         let over = parseInAllModes(bytes("SEND N \(text)t\nPING\n"), limits: limits)
-        XCTAssertEqual(over, [.failure(ProtocolError(.tooBig, "text of 11 bytes is over the limit of 10 bytes",
-                                                     closesConnection: true))])
+        XCTAssertEqual(
+            over,
+            [
+                .failure(
+                    ProtocolError(
+                        .tooBig, "text of 11 bytes is over the limit of 10 bytes",
+                        closesConnection: true))
+            ])
     }
 
     func testOneMebibytePayload() {

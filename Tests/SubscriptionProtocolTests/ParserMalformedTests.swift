@@ -1,7 +1,7 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionProtocol
-import SubscriptionWire
 
 /// Malformed input: the error code, whether the connection closes, and what the stream does afterwards.
 final class ParserMalformedTests: XCTestCase {
@@ -37,8 +37,9 @@ final class ParserMalformedTests: XCTestCase {
         Case([0x01, 0x7F, 0x42, 0x0A], .unknown, message: "unknown command '??B'"),
         Case([0x00, 0x50, 0x55, 0x42, 0x20, 0x41, 0x20, 0x31, 0x0A], .unknown, message: "unknown command '?PUB'"),
         Case("PING\rX\n", .unknown),
-        Case(String(repeating: "V", count: 40) + " x\n", .unknown,
-             message: "unknown command '\(String(repeating: "V", count: 32))...'"),
+        Case(
+            String(repeating: "V", count: 40) + " x\n", .unknown,
+            message: "unknown command '\(String(repeating: "V", count: 32))...'"),
         // Argument counts.
         Case("CREATE\n", .proto, message: "missing argument; usage: CREATE <number> [retain]"),
         Case("CREATE a b\n", .proto, message: "unexpected argument 'b'; usage: CREATE <number> [retain]"),
@@ -54,12 +55,16 @@ final class ParserMalformedTests: XCTestCase {
         Case("UNSUB\n", .proto),
         Case("UNSUB a b\n", .proto),
         Case("SUB\n", .proto),
-        Case("SUB a b\n", .proto, message: "unexpected argument 'b'; usage: SUB <pattern> [from=<client-name>] [group=<group-name>]"),
+        Case(
+            "SUB a b\n", .proto,
+            message: "unexpected argument 'b'; usage: SUB <pattern> [from=<client-name>] [group=<group-name>]"),
         Case("SUB a from=x extra\n", .proto),
         Case("SUB a group=\n", .proto),
         Case("SUB a group=x group=y\n", .proto),
         Case("SUB a group=x from=y from=z\n", .proto),
-        Case("SUB a foo=bar\n", .proto, message: "unknown key 'foo='; usage: SUB <pattern> [from=<client-name>] [group=<group-name>]"),
+        Case(
+            "SUB a foo=bar\n", .proto,
+            message: "unknown key 'foo='; usage: SUB <pattern> [from=<client-name>] [group=<group-name>]"),
         Case("SUB a FROM=x\n", .proto),
         Case("SUB a from=\n", .proto),
         Case("SUB a from=" + String(repeating: "c", count: 65) + "\n", .proto),
@@ -70,8 +75,10 @@ final class ParserMalformedTests: XCTestCase {
         Case("SEND a\r\n", .proto),
         // HELLO.
         Case("HELLO alice\n", .proto),
-        Case("HELLO name=a name=b\n", .proto, message:
-             "name= given more than once; usage: HELLO [name=<client-name>] [token=<secret>]"),
+        Case(
+            "HELLO name=a name=b\n", .proto,
+            message:
+                "name= given more than once; usage: HELLO [name=<client-name>] [token=<secret>]"),
         Case("HELLO token=a token=b\n", .proto),
         Case("HELLO name=a token=b x=c\n", .proto),
         Case("HELLO user=a\n", .proto),
@@ -82,8 +89,9 @@ final class ParserMalformedTests: XCTestCase {
         Case(bytes("HELLO name=a") + [0x7F] + bytes("\n"), .proto),
         Case(bytes("HELLO name=a") + [0x01] + bytes("\n"), .proto),
         Case(bytes("HELLO name=") + [0xFF, 0xFE] + bytes("\n"), .proto),
-        Case(bytes("HELLO token=") + [0xC3] + bytes("\n"), .proto,
-             message: "invalid token: it must be at least 1 byte of UTF-8 with no space or control character"),
+        Case(
+            bytes("HELLO token=") + [0xC3] + bytes("\n"), .proto,
+            message: "invalid token: it must be at least 1 byte of UTF-8 with no space or control character"),
         // PUB headers: PROTO, nothing else consumed.
         Case("PUB\n", .proto),
         Case("PUB a\n", .proto),
@@ -95,19 +103,24 @@ final class ParserMalformedTests: XCTestCase {
         // A size over max_payload is TOOBIG and closes, however many digits it has (it used to be PROTO past 10
         // digits, and the bytes after it were read as commands).
         Case("PUB a 1001\n", .tooBig, closes: true, message: "payload of 1001 bytes is over the limit of 1000 bytes"),
-        Case("PUB a 12345678901\n", .tooBig, closes: true,
-             message: "payload of 12345678901 bytes is over the limit of 1000 bytes"),
+        Case(
+            "PUB a 12345678901\n", .tooBig, closes: true,
+            message: "payload of 12345678901 bytes is over the limit of 1000 bytes"),
         Case("PUB a 99999999999999999999999999999999\n", .tooBig, closes: true),
         // Names.
-        Case("CREATE a..b\n", .name,
-             message: "invalid number 'a..b': has an empty token (two dots in a row, or a dot at an end)"),
-        Case("CREATE *\n", .name,
-             message: "invalid number '*': has a wildcard token ('*' or '>'), which a number may not have"),
+        Case(
+            "CREATE a..b\n", .name,
+            message: "invalid number 'a..b': has an empty token (two dots in a row, or a dot at an end)"),
+        Case(
+            "CREATE *\n", .name,
+            message: "invalid number '*': has a wildcard token ('*' or '>'), which a number may not have"),
         Case("REMOVE .a\n", .name),
-        Case("CREATE " + String(repeating: "x", count: 201) + "\n", .name,
-             message: "invalid number '\(String(repeating: "x", count: 64))...': is 201 bytes long (at most 200)"),
-        Case(bytes("CREATE a") + [0x01] + bytes("b\n"), .name,
-             message: "invalid number 'a?b': holds the control character 0x1"),
+        Case(
+            "CREATE " + String(repeating: "x", count: 201) + "\n", .name,
+            message: "invalid number '\(String(repeating: "x", count: 64))...': is 201 bytes long (at most 200)"),
+        Case(
+            bytes("CREATE a") + [0x01] + bytes("b\n"), .name,
+            message: "invalid number 'a?b': holds the control character 0x1"),
         Case(bytes("CREATE ") + [0xFF] + bytes("\n"), .name, message: "invalid number '\u{FFFD}': is not valid UTF-8"),
         Case("SUB a.>.b\n", .name, message: "invalid pattern 'a.>.b': has '>' before its last token"),
         Case("SUB a.. from=x\n", .name),
@@ -116,8 +129,9 @@ final class ParserMalformedTests: XCTestCase {
         Case("SEND * x\n", .name),
         Case("SEND a..b  text\n", .name),
         Case("PUB a..b 3\nabc\n", .name),
-        Case("PUB a.* 3\r\nabc\r\n", .name,
-             message: "invalid number 'a.*': has a wildcard token ('*' or '>'), which a number may not have"),
+        Case(
+            "PUB a.* 3\r\nabc\r\n", .name,
+            message: "invalid number 'a.*': has a wildcard token ('*' or '>'), which a number may not have"),
         Case("PUB > 0\n\n", .name),
         // Too big: closes.
         Case("PUB a 1001\n", .tooBig, closes: true, message: "payload of 1001 bytes is over the limit of 1000 bytes"),
@@ -126,8 +140,9 @@ final class ParserMalformedTests: XCTestCase {
         Case(String(repeating: "P", count: 301) + "\n", .tooBig, closes: true, message: "line longer than 300 bytes"),
         Case(String(repeating: " ", count: 400) + "\n", .tooBig, closes: true),
         // A bad payload frame: closes.
-        Case("PUB a 3\nabcX", .proto, closes: true,
-             message: "no LF after the 3-byte payload of PUB (nbytes must be the exact payload size)"),
+        Case(
+            "PUB a 3\nabcX", .proto, closes: true,
+            message: "no LF after the 3-byte payload of PUB (nbytes must be the exact payload size)"),
         Case("PUB a 3\nabcd\n", .proto, closes: true),
         Case("PUB a 3\nabc\rX", .proto, closes: true),
         Case("PUB a 3\nabc\r\r\n", .proto, closes: true),
@@ -157,11 +172,16 @@ final class ParserMalformedTests: XCTestCase {
 
     func testBadPayloadSizeConsumesOnlyTheLine() {
         // The bytes that were meant as the payload are read as commands.
-        assertParses("PUB N x\nQUIT\n", [
-            .failure(ProtocolError(.proto, "invalid payload size 'x': it must be ASCII digits; "
-                + "usage: PUB <number> <nbytes> [<key>=<value>...]")),
-            .success(.quit),
-        ])
+        assertParses(
+            "PUB N x\nQUIT\n",
+            [
+                .failure(
+                    ProtocolError(
+                        .proto,
+                        "invalid payload size 'x': it must be ASCII digits; "
+                            + "usage: PUB <number> <nbytes> [<key>=<value>...]")),
+                .success(.quit),
+            ])
     }
 
     func testAfterAClosingFailureTheParserStaysSilent() {

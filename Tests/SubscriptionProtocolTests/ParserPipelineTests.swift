@@ -1,7 +1,7 @@
+import TestSupport
 import XCTest
 
 @testable import SubscriptionProtocol
-import TestSupport
 
 /// Many commands sent back to back, with binary PUB payloads and mixed line endings.
 final class ParserPipelineTests: XCTestCase {
@@ -21,23 +21,25 @@ final class ParserPipelineTests: XCTestCase {
         input += bytes("BOGUS verb\n")
         input += bytes("PUB SCIENCE 3\r\nPUB\r\n")
         input += bytes("LIST\nSTATS\r\nUNSUB SCIENCE.>\nREMOVE SCIENCE\nQUIT\n")
-        assertParses(input, [
-            .success(.hello(name: "pub1", token: nil)),
-            .success(.create(number: "SCIENCE", retained: false)),
-            .success(.subscribe(pattern: "SCIENCE.>", from: "pub1", group: nil)),
-            publish("SCIENCE", binary),
-            publish("SCIENCE.physics", lfs),
-            send("SCIENCE", " spaced text "),
-            publish("SCIENCE", []),
-            .success(.ping(text: "are you there")),
-            .failure(ProtocolError(.unknown, "unknown command 'BOGUS'")),
-            publish("SCIENCE", bytes("PUB")),
-            .success(.list(pattern: nil, kinds: false)),
-            .success(.stats),
-            .success(.unsubscribe(pattern: "SCIENCE.>")),
-            .success(.remove(number: "SCIENCE")),
-            .success(.quit),
-        ])
+        assertParses(
+            input,
+            [
+                .success(.hello(name: "pub1", token: nil)),
+                .success(.create(number: "SCIENCE", retained: false)),
+                .success(.subscribe(pattern: "SCIENCE.>", from: "pub1", group: nil)),
+                publish("SCIENCE", binary),
+                publish("SCIENCE.physics", lfs),
+                send("SCIENCE", " spaced text "),
+                publish("SCIENCE", []),
+                .success(.ping(text: "are you there")),
+                .failure(ProtocolError(.unknown, "unknown command 'BOGUS'")),
+                publish("SCIENCE", bytes("PUB")),
+                .success(.list(pattern: nil, kinds: false)),
+                .success(.stats),
+                .success(.unsubscribe(pattern: "SCIENCE.>")),
+                .success(.remove(number: "SCIENCE")),
+                .success(.quit),
+            ])
     }
 
     /// Random pipelines of valid commands (and a few that fail but keep the connection), built together with
@@ -73,7 +75,9 @@ final class ParserPipelineTests: XCTestCase {
             let text = String(repeating: " x", count: Int.random(in: 0...20, using: &generator))
             return (bytes("SEND \(number) \(text)\(end)"), [send(number, text)])
         case 4:
-            return (bytes("sub \(pattern) from=me\(end)"), [.success(.subscribe(pattern: pattern, from: "me", group: nil))])
+            return (
+                bytes("sub \(pattern) from=me\(end)"), [.success(.subscribe(pattern: pattern, from: "me", group: nil))]
+            )
         case 5:
             return (bytes("UNSUB \(pattern)\(end)"), [.success(.unsubscribe(pattern: pattern))])
         case 6:

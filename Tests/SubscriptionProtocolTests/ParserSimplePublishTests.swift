@@ -1,8 +1,8 @@
 import SubscriptionWire
+import TestSupport
 import XCTest
 
 @testable import SubscriptionProtocol
-import TestSupport
 
 /// The one-pass `PUB` (``CommandParser/takeSimplePublish()``) is a shortcut: it takes the plain `PUB` to a cached
 /// number, and gives the same result as the general path for every stream, however it is fed (whole: the shortcut
@@ -54,7 +54,10 @@ final class ParserSimplePublishTests: XCTestCase {
             ("PUB  N 3\nabc\n", [publish("N", bytes("abc"))]),
             ("PUB N  3\nabc\n", [publish("N", bytes("abc"))]),
             ("PUB N 3 \nabc\n", [publish("N", bytes("abc"))]),
-            ("PUB \(longest) 1\nx\nPUB \(longest) 1\ny\n", [publish(longest, bytes("x")), publish(longest, bytes("y"))]),
+            (
+                "PUB \(longest) 1\nx\nPUB \(longest) 1\ny\n",
+                [publish(longest, bytes("x")), publish(longest, bytes("y"))]
+            ),
         ]
         for (line, expected) in taken {
             let results = parseInAllModes(afterWarmUp(line), limits: Self.limits, seeds: 0..<20)

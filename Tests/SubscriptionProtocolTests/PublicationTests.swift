@@ -1,8 +1,8 @@
 import SubscriptionWire
+import TestSupport
 import XCTest
 
 @testable import SubscriptionProtocol
-import TestSupport
 
 /// A publication: its `MSG` frame (exact bytes and size), and its parts read back without parsing.
 final class PublicationTests: XCTestCase {
@@ -15,16 +15,19 @@ final class PublicationTests: XCTestCase {
     }
 
     func testFrameWithFrom() {
-        XCTAssertEqual(frame("SCIENCE.physics", bytes("V2.0!"), from: "pub1"),
-                       bytes("MSG SCIENCE.physics 5 from=pub1\nV2.0!\n"))
+        XCTAssertEqual(
+            frame("SCIENCE.physics", bytes("V2.0!"), from: "pub1"),
+            bytes("MSG SCIENCE.physics 5 from=pub1\nV2.0!\n"))
     }
 
     func testInfoPairsFollowTheServersOwnKeysInTheOrderGiven() {
         let info = [InfoPair(key: "unit", value: "EUR"), InfoPair(key: "price", value: "12")]
-        XCTAssertEqual(frame("SCIENCE", bytes("V1.0"), from: "lab", info: info),
-                       bytes("MSG SCIENCE 4 from=lab unit=EUR price=12\nV1.0\n"))
-        XCTAssertEqual(frame("SCIENCE", bytes("V1.0"), from: nil, info: info),
-                       bytes("MSG SCIENCE 4 unit=EUR price=12\nV1.0\n"))
+        XCTAssertEqual(
+            frame("SCIENCE", bytes("V1.0"), from: "lab", info: info),
+            bytes("MSG SCIENCE 4 from=lab unit=EUR price=12\nV1.0\n"))
+        XCTAssertEqual(
+            frame("SCIENCE", bytes("V1.0"), from: nil, info: info),
+            bytes("MSG SCIENCE 4 unit=EUR price=12\nV1.0\n"))
     }
 
     func testEmptyPayload() {
@@ -44,7 +47,8 @@ final class PublicationTests: XCTestCase {
             let from: String? = count % 2 == 0 ? "client-\(count)" : nil
             let info = (0..<(count % 4)).map { InfoPair(key: "k\($0)", value: String(repeating: "v", count: $0 + 1)) }
             let publication = Publication.make(number: "N.\(count)", sender: from, info: info, payload: payload)
-            let header = "MSG N.\(count) \(count)" + (from.map { " from=\($0)" } ?? "")
+            let header =
+                "MSG N.\(count) \(count)" + (from.map { " from=\($0)" } ?? "")
                 + info.map { " \($0.key)=\($0.value)" }.joined() + "\n"
             XCTAssertEqual(publication.frame, bytes(header) + payload + [0x0A], "\(count)")
             XCTAssertEqual(publication.frameCount, publication.frame.count)

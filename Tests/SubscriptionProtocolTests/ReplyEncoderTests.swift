@@ -1,7 +1,7 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionProtocol
-import SubscriptionWire
 
 /// The exact bytes of every reply and push line.
 final class ReplyEncoderTests: XCTestCase {
@@ -16,8 +16,9 @@ final class ReplyEncoderTests: XCTestCase {
         XCTAssertEqual(encoded { ReplyEncoder.ok(nil, into: &$0) }, "+OK\n")
         XCTAssertEqual(encoded { ReplyEncoder.ok("", into: &$0) }, "+OK\n")
         XCTAssertEqual(encoded { ReplyEncoder.ok("created", into: &$0) }, "+OK created\n")
-        XCTAssertEqual(encoded { ReplyEncoder.ok("subd 1.0 proto=1 session=7", into: &$0) },
-                       "+OK subd 1.0 proto=1 session=7\n")
+        XCTAssertEqual(
+            encoded { ReplyEncoder.ok("subd 1.0 proto=1 session=7", into: &$0) },
+            "+OK subd 1.0 proto=1 session=7\n")
         XCTAssertEqual(encoded { ReplyEncoder.ok("two\nlines\r", into: &$0) }, "+OK two lines \n")
     }
 
@@ -65,14 +66,16 @@ final class ReplyEncoderTests: XCTestCase {
         var parser = CommandParser()
         parser.append(contentsOf: bytes("CREATE a..b\n"))
         guard case .failure(let error) = parser.next() else { return XCTFail("expected a failure") }
-        XCTAssertEqual(encoded { ReplyEncoder.error(error, into: &$0) },
-                       "-ERR NAME invalid number 'a..b': has an empty token (two dots in a row, or a dot at an end)\n")
+        XCTAssertEqual(
+            encoded { ReplyEncoder.error(error, into: &$0) },
+            "-ERR NAME invalid number 'a..b': has an empty token (two dots in a row, or a dot at an end)\n")
     }
 
     func testList() {
         XCTAssertEqual(encoded { ReplyEncoder.list([], into: &$0) }, "*0\n")
-        XCTAssertEqual(encoded { ReplyEncoder.list(["SCIENCE 2", "SCIENCE.physics 0"], into: &$0) },
-                       "*2\nSCIENCE 2\nSCIENCE.physics 0\n")
+        XCTAssertEqual(
+            encoded { ReplyEncoder.list(["SCIENCE 2", "SCIENCE.physics 0"], into: &$0) },
+            "*2\nSCIENCE 2\nSCIENCE.physics 0\n")
         XCTAssertEqual(encoded { ReplyEncoder.list(["bad\nline"], into: &$0) }, "*1\nbad line\n")
         let many = (0..<12).map { "n\($0) \($0)" }
         XCTAssertEqual(encoded { ReplyEncoder.list(many, into: &$0) }, "*12\n" + many.map { $0 + "\n" }.joined())

@@ -41,7 +41,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.flushed(outputIsEmpty: false, outputHeld: 100), .proceed(.armWriteSource))
         XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
         XCTAssertEqual(machine.phase, .closed)
-        XCTAssertTrue(machine.isWriteArmed, "closing keeps the flag: the source is still running and is cancelled as is")
+        XCTAssertTrue(
+            machine.isWriteArmed, "closing keeps the flag: the source is still running and is cancelled as is")
     }
 
     func testCloseRequestFlushesShutsDownTheWriteSideThenWaitsForThePeer() {
@@ -152,8 +153,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         var paused = open()
         XCTAssertEqual(paused.commandRan(outputHeld: (4 << 20) + 1), .pauseReading)
         XCTAssertEqual(paused.penaltyStarted(), [], "the source is already suspended")
-        XCTAssertEqual(paused.flushed(outputIsEmpty: true, outputHeld: 0), .proceed([]),
-                       "below the resume mark, but the penalty keeps the source suspended")
+        XCTAssertEqual(
+            paused.flushed(outputIsEmpty: true, outputHeld: 0), .proceed([]),
+            "below the resume mark, but the penalty keeps the source suspended")
         XCTAssertEqual(paused.penaltyEnded(), [.resumeReading, .flush])
         XCTAssertTrue(paused.isReading)
         XCTAssertFalse(paused.isReadSourceSuspended)
@@ -164,8 +166,9 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.penaltyStarted()
         _ = machine.closeRequested(.authTimeout)
         XCTAssertEqual(machine.phase, .closing)
-        XCTAssertEqual(machine.penaltyEnded(), [.resumeReading, .flush],
-                       "what it held goes out, and the closing drain reads on to the peer's end")
+        XCTAssertEqual(
+            machine.penaltyEnded(), [.resumeReading, .flush],
+            "what it held goes out, and the closing drain reads on to the peer's end")
         XCTAssertFalse(machine.isReadSourceSuspended, "nothing left suspended for the tear-down")
     }
 

@@ -12,8 +12,9 @@ final class LivenessPolicyTests: XCTestCase {
     private func facts(
         lastInputAt: UInt64 = 0, partial: Bool = true, reading: Bool = true, authenticated: Bool = true
     ) -> LivenessPolicy.Facts {
-        .init(connectedAt: 0, lastInputAt: lastInputAt, hasPartialCommand: partial, isReading: reading,
-              isAuthenticated: authenticated)
+        .init(
+            connectedAt: 0, lastInputAt: lastInputAt, hasPartialCommand: partial, isReading: reading,
+            isAuthenticated: authenticated)
     }
 
     func testAPartialCommandWithoutNewBytesExpiresAtTheTimeout() {

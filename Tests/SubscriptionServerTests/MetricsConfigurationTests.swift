@@ -32,7 +32,11 @@ final class MetricsConfigurationTests: XCTestCase {
             configuration.metricsTopNumbers = good
             XCTAssertNoThrow(try configuration.validate(), "\(good)")
         }
-        XCTAssertFalse({ configuration.metricsTopNumbers = 0; return configuration.countsNumbers }())
+        XCTAssertFalse(
+            {
+                configuration.metricsTopNumbers = 0
+                return configuration.countsNumbers
+            }())
         for bad in [-1, NumberCounters.maxShown + 1] {
             configuration.metricsTopNumbers = bad
             XCTAssertThrowsError(try configuration.validate(), "\(bad)") { error in

@@ -38,7 +38,8 @@ final class NumberCountersTests: XCTestCase {
     /// Numbers are bytes: "café" in NFC and in NFD are two numbers (the center's two), counted apart, shown apart
     /// and forgotten apart, never merged as Swift's String equality would.
     func testCanonicallyEquivalentSpellingsAreCountedSeparately() {
-        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
         var counters = NumberCounters(enabled: true)
         for _ in 0..<3 { counters.published(to: composed) }
         counters.published(to: decomposed)

@@ -107,7 +107,8 @@ final class OutputQueueTests: XCTestCase {
         for index in 0..<3_000 {
             if Bool.random(using: &generator) {
                 let large = Int.random(in: 0..<20, using: &generator) == 0
-                let size = large ? Int.random(in: 4000...9000, using: &generator) : Int.random(in: 1...300, using: &generator)
+                let size =
+                    large ? Int.random(in: 4000...9000, using: &generator) : Int.random(in: 1...300, using: &generator)
                 let message = publication("\(index)" + String(repeating: "m", count: size))
                 if Bool.random(using: &generator) {
                     append(message, to: &other)
@@ -366,7 +367,8 @@ final class OutputQueueTests: XCTestCase {
             expected += chunk
             XCTAssertGreaterThanOrEqual(buffer.capacity, buffer.count)
             let taken = Int.random(in: 0...buffer.count, using: &generator)
-            XCTAssertEqual(Array(UnsafeRawBufferPointer(start: buffer.readable(taken), count: taken)), Array(expected[..<taken]))
+            XCTAssertEqual(
+                Array(UnsafeRawBufferPointer(start: buffer.readable(taken), count: taken)), Array(expected[..<taken]))
             buffer.consume(taken)
             expected.removeFirst(taken)
         }
@@ -394,6 +396,7 @@ final class OutputQueueTests: XCTestCase {
         buffer.consume(buffer.count - 1000)
         XCTAssertLessThanOrEqual(buffer.capacity, OutputBuffer.shrinkAbove, "mostly written out: made small again")
         XCTAssertEqual(buffer.count, 1000)
-        XCTAssertEqual(Array(UnsafeRawBufferPointer(start: buffer.readable(1000), count: 1000)), Array(kilobyte[..<1000]))
+        XCTAssertEqual(
+            Array(UnsafeRawBufferPointer(start: buffer.readable(1000), count: 1000)), Array(kilobyte[..<1000]))
     }
 }

@@ -29,7 +29,8 @@ final class PublicationFanOutTests: XCTestCase {
         try center.add(exact, to: "SCIENCE.physics")
         try center.add(wildcard, to: "SCIENCE.>")
         let info = [InfoPair(key: "unit", value: "EUR"), InfoPair(key: "note", value: "a%20b")]
-        let publication = Publication.make(number: "SCIENCE.physics", sender: "lab", info: info, payload: Array("12".utf8))
+        let publication = Publication.make(
+            number: "SCIENCE.physics", sender: "lab", info: info, payload: Array("12".utf8))
         XCTAssertEqual(try center.send(publication, to: publication.number, from: publication.sender), 2)
 
         for recorder in [exact, wildcard] {

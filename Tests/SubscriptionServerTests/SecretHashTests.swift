@@ -146,8 +146,10 @@ final class SecretHashTests: XCTestCase {
     }
 
     func testBase64MatchesRFC4648AndRefusesOtherSpellings() {
-        let vectors = ["": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
-                       "foobar": "Zm9vYmFy"]
+        let vectors = [
+            "": "", "f": "Zg==", "fo": "Zm8=", "foo": "Zm9v", "foob": "Zm9vYg==", "fooba": "Zm9vYmE=",
+            "foobar": "Zm9vYmFy",
+        ]
         for (plain, encoded) in vectors {
             XCTAssertEqual(SecretHash.base64(Array(plain.utf8)), encoded)
             XCTAssertEqual(SecretHash.bytes(base64: encoded[...]), Array(plain.utf8), encoded)

@@ -18,7 +18,8 @@ final class LogFormatTests: XCTestCase {
         XCTAssertEqual(LogFormat.appendCreated("AB", kind: .retained, to: &bytes), 18)
         // length 6 = type + u16 count + "AB" + kind
         let body: [UInt8] = [1, 2, 0, 0x41, 0x42, 1]
-        let expected = [6, 0, 0, 0] + littleEndian(CRC32C.checksum([6, 0, 0, 0]))
+        let expected =
+            [6, 0, 0, 0] + littleEndian(CRC32C.checksum([6, 0, 0, 0]))
             + littleEndian(CRC32C.checksum(body)) + body
         XCTAssertEqual(bytes, expected)
     }
@@ -42,7 +43,9 @@ final class LogFormatTests: XCTestCase {
             case .removed(let name): LogFormat.appendRemoved(name, to: &bytes)
             case .value(let value): LogFormat.appendValue(value, to: &bytes)
             }
-            let decoded = try bytes.withUnsafeBytes { try LogRecord.decode(UnsafeRawBufferPointer(rebasing: $0[12...])) }
+            let decoded = try bytes.withUnsafeBytes {
+                try LogRecord.decode(UnsafeRawBufferPointer(rebasing: $0[12...]))
+            }
             XCTAssertEqual(decoded, record)
         }
     }
@@ -56,7 +59,10 @@ final class LogFormatTests: XCTestCase {
             ([2, 1, 0, 0x41, 0], "trailing bytes (1) after a removed record"),
             ([2, 2, 0, 0xC3, 0x28], "the number is not UTF-8"),
             ([3, 1, 0, 0x41] + [UInt8](repeating: 0, count: 8) + [2], "bad sender flag 2 in a value"),
-            ([3, 1, 0, 0x41] + [UInt8](repeating: 0, count: 8) + [0, 0, 9, 0, 0, 0], "the record ends inside the payload (0 of 9 bytes)"),
+            (
+                [3, 1, 0, 0x41] + [UInt8](repeating: 0, count: 8) + [0, 0, 9, 0, 0, 0],
+                "the record ends inside the payload (0 of 9 bytes)"
+            ),
         ]
         for (body, problem) in cases {
             XCTAssertThrowsError(try body.withUnsafeBytes { try LogRecord.decode($0) }, "\(body)") { error in

@@ -9,7 +9,6 @@ import XCTest
 final class StateCompactionTests: StateDirectoryTestCase {
     private let small = CompactionPolicy(factor: 2, minimumBytes: 1024)
 
-
     /// Numbers P (plain), R and S (retained), a removed X, and `publications` values to R and S in turn; returns
     /// the store and the values it should hold.
     private func grow(_ store: StateStore, publications: Int) throws -> [ExactName: StoredValue] {

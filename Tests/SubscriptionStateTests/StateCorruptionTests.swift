@@ -8,7 +8,6 @@ import XCTest
 final class StateCorruptionTests: StateDirectoryTestCase {
     private var logPath: String { directory.file("subd-state.log") }
 
-
     /// A log of a few records and where each starts (the last entry is the end of the file).
     private func makeLog() throws -> (bytes: [UInt8], starts: [Int]) {
         let (store, _, _) = try openStore(directory.file("source"))
@@ -18,7 +17,8 @@ final class StateCorruptionTests: StateDirectoryTestCase {
         try store.numberCreated("R", kind: .retained)
         starts.append(store.logBytes)
         try store.valuePublished(
-            StoredValue(number: "R", revision: 1, sender: "lab", info: [InfoPair(key: "k", value: "v")], payload: [1, 2]))
+            StoredValue(
+                number: "R", revision: 1, sender: "lab", info: [InfoPair(key: "k", value: "v")], payload: [1, 2]))
         try store.commit()
         starts.append(store.logBytes)
         try store.numberRemoved("A")
@@ -40,7 +40,8 @@ final class StateCorruptionTests: StateDirectoryTestCase {
         let (bytes, starts) = try makeLog()
         var damaged = bytes
         damaged[starts[2] + 20] ^= 0x40  // inside the value record's body
-        XCTAssertEqual(openDamaged(damaged)?.description, "\(logPath): record at offset \(starts[2]): checksum mismatch")
+        XCTAssertEqual(
+            openDamaged(damaged)?.description, "\(logPath): record at offset \(starts[2]): checksum mismatch")
     }
 
     func testEveryFlippedByteBeforeTheLastRecordIsDamageAtItsRecord() throws {
@@ -120,7 +121,10 @@ final class StateCorruptionTests: StateDirectoryTestCase {
                 "revision 2 of 'A' does not follow its revision 2"
             ),
             ({ _ in }, { $0 += self.record(type: 7, body: [1, 2, 3]) }, "unknown record type 7"),
-            ({ _ in }, { $0 += self.record(type: 2, body: [1, 0, 0x41, 0]) }, "trailing bytes (1) after a removed record"),
+            (
+                { _ in }, { $0 += self.record(type: 2, body: [1, 0, 0x41, 0]) },
+                "trailing bytes (1) after a removed record"
+            ),
         ]
         for (before, bad, problem) in cases {
             var bytes = LogFormat.header()

@@ -120,7 +120,8 @@ final class StateModelTests: XCTestCase {
                 counts["crash", default: 0] += 1
             default:
                 try store.close()
-                let (reopened, recovered, _) = try StateStore.open(directory: directory.path, compaction: policy, disk: disk)
+                let (reopened, recovered, _) = try StateStore.open(
+                    directory: directory.path, compaction: policy, disk: disk)
                 store = reopened
                 check(recovered, model, "a close", step)
                 written = model

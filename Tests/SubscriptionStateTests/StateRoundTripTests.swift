@@ -47,7 +47,9 @@ final class StateRoundTripTests: StateDirectoryTestCase {
                 StoredNumber(name: "SCIENCE.physics", kind: .retained), StoredNumber(name: "Ünï.cöde", kind: .retained),
                 StoredNumber(name: "SCIENCE", kind: .plain),
             ])
-        XCTAssertEqual(state.values, ["SCIENCE.physics": physics, "Ünï.cöde": StoredValue(number: "Ünï.cöde", revision: 1, payload: [])])
+        XCTAssertEqual(
+            state.values,
+            ["SCIENCE.physics": physics, "Ünï.cöde": StoredValue(number: "Ünï.cöde", revision: 1, payload: [])])
         XCTAssertEqual(state.kind(of: "SCIENCE"), .plain)
         XCTAssertNil(state.kind(of: "ART"))
         XCTAssertEqual(report.records, 8)
@@ -61,7 +63,8 @@ final class StateRoundTripTests: StateDirectoryTestCase {
     /// numbers with a value each, through a compaction and a reopen. (The second CREATE used to trap in
     /// numberCreated: the index said it existed.)
     func testCanonicallyEquivalentSpellingsAreTwoNumbersWithAValueEach() throws {
-        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
         let (store, _, _) = try openStore(directory.path)
         try store.numberCreated(composed, kind: .retained)
         try store.numberCreated(decomposed, kind: .retained)
@@ -155,7 +158,8 @@ final class StateRoundTripTests: StateDirectoryTestCase {
         let error = stateError { try openStore(directory.path) }
         XCTAssertEqual(error, .locked(directory: directory.path))
         XCTAssertEqual(
-            error?.description, "\(directory.path): the state directory is in use by another process (its lock is held)")
+            error?.description, "\(directory.path): the state directory is in use by another process (its lock is held)"
+        )
         try store.close()
         XCTAssertNoThrow(try openStore(directory.path))
     }

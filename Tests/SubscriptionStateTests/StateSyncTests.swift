@@ -134,11 +134,13 @@ final class StateSyncTests: StateDirectoryTestCase {
 
     func testTheCountersSayWhatWasDoneSinceTheOpen() throws {
         let store = try open()
-        XCTAssertEqual(store.counters, StateCounters(records: 0, bytesWritten: 16, syncs: 2, compactions: 0), "a new log")
+        XCTAssertEqual(
+            store.counters, StateCounters(records: 0, bytesWritten: 16, syncs: 2, compactions: 0), "a new log")
         try store.numberCreated("R", kind: .retained)
         try store.valuePublished(sampleValue("R", 1))
         try store.commit()
-        XCTAssertEqual(store.counters, StateCounters(records: 2, bytesWritten: store.logBytes, syncs: 4, compactions: 0))
+        XCTAssertEqual(
+            store.counters, StateCounters(records: 2, bytesWritten: store.logBytes, syncs: 4, compactions: 0))
     }
 
     func testThePolicyIsNamedByItsConfigurationValue() {

@@ -24,7 +24,9 @@ final class TemporaryDirectory {
 private func removeTree(_ path: String) {
     if let directory = opendir(path) {
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(cString: $0.bindMemory(to: CChar.self).baseAddress!)
+            }
             if name == "." || name == ".." { continue }
             let child = path + "/" + name
             if unlink(child) != 0 { removeTree(child) }

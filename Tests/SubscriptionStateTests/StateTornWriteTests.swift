@@ -25,7 +25,9 @@ final class StateTornWriteTests: StateDirectoryTestCase {
         let r2 = StoredValue(
             number: "R", revision: 2, sender: "lab", info: [InfoPair(key: "unit", value: "EUR")],
             payload: Array(repeating: 0x5A, count: 100))
-        try step({ try store.numberCreated("A", kind: .plain) }) { $0.numbers.append(StoredNumber(name: "A", kind: .plain)) }
+        try step({ try store.numberCreated("A", kind: .plain) }) {
+            $0.numbers.append(StoredNumber(name: "A", kind: .plain))
+        }
         try step({ try store.numberCreated("R", kind: .retained) }) {
             $0.numbers.append(StoredNumber(name: "R", kind: .retained))
         }
@@ -143,7 +145,8 @@ final class StateTornWriteTests: StateDirectoryTestCase {
         writeFile(directory.file("subd-state.log"), damaged)
         let error = stateError { try openStore(directory.path) }
         XCTAssertEqual(
-            error?.description, "\(directory.path)/subd-state.log: record at offset \(secondLast): length checksum mismatch")
+            error?.description,
+            "\(directory.path)/subd-state.log: record at offset \(secondLast): length checksum mismatch")
         XCTAssertEqual(readFile(directory.file("subd-state.log")), damaged)
     }
 

@@ -337,8 +337,9 @@ final class CoverageTests: XCTestCase {
         XCTAssertLessThan(covered, compared * 4 / 5, "\(covered) of \(compared) covered")
         XCTAssertGreaterThan(coveredOnlyTogether, compared / 100, "\(coveredOnlyTogether) covered only by a union")
         XCTAssertGreaterThan(systemPatterns, compared / 10, "\(systemPatterns) with $SYS")
-        print("covers: \(compared) compared, \(covered) covered, \(coveredOnlyTogether) only by a union, "
-            + "\(systemPatterns) with $SYS")
+        print(
+            "covers: \(compared) compared, \(covered) covered, \(coveredOnlyTogether) only by a union, "
+                + "\(systemPatterns) with $SYS")
     }
 
     func testOverlapsAgreesWithBruteForce() throws {

@@ -56,8 +56,10 @@ final class InfoPairTests: XCTestCase {
     }
 
     func testDuplicateKeys() {
-        let pairs = [InfoPair(key: "unit", value: "EUR"), InfoPair(key: "price", value: "1"),
-                     InfoPair(key: "unit", value: "USD")]
+        let pairs = [
+            InfoPair(key: "unit", value: "EUR"), InfoPair(key: "price", value: "1"),
+            InfoPair(key: "unit", value: "USD"),
+        ]
         XCTAssertThrowsError(try InfoPair.check(pairs)) { error in
             XCTAssertEqual(error as? InfoPair.Problem, .duplicateKey("unit"))
         }
@@ -67,7 +69,8 @@ final class InfoPairTests: XCTestCase {
     }
 
     func testCheckOfAListChecksEachPair() {
-        XCTAssertThrowsError(try InfoPair.check([InfoPair(key: "ok", value: "1"), InfoPair(key: "bad key", value: "1")]))
+        XCTAssertThrowsError(
+            try InfoPair.check([InfoPair(key: "ok", value: "1"), InfoPair(key: "bad key", value: "1")]))
         XCTAssertThrowsError(try InfoPair.check([InfoPair(key: "ok", value: "a b")])) { error in
             XCTAssertEqual(error as? InfoPair.Problem, .badValue)
         }
@@ -86,7 +89,9 @@ final class InfoPairTests: XCTestCase {
 
     /// Any text, encoded, is a valid value (when not too long) and decodes back to itself.
     func testPercentEncodingRoundTrip() throws {
-        let pieces = [" ", "=", "%", "\n", "\r", "\t", "\u{7F}", "\u{0}", "a", "Z", "é", "e\u{301}", "\u{1F600}", "%41"]
+        let pieces = [
+            " ", "=", "%", "\n", "\r", "\t", "\u{7F}", "\u{0}", "a", "Z", "é", "e\u{301}", "\u{1F600}", "%41",
+        ]
         for seed in UInt64(1)...50 {
             var random = SeededGenerator(seed: seed)
             let text = (0..<Int.random(in: 1...20, using: &random)).map { _ in pieces.randomElement(using: &random)! }

@@ -25,7 +25,9 @@ final class MatchingTests: XCTestCase {
 
     /// Token alphabets for generated names: short, so that literal tokens often coincide; ASCII, multi-byte,
     /// a combining mark, and the wildcard bytes inside longer tokens (which are literals).
-    static let literals = ["A", "B", "a", "AB", "$SYS", "caf\u{E9}", "cafe\u{301}", "\u{301}", "a*", ">x", "*b", "\u{1F600}"]
+    static let literals = [
+        "A", "B", "a", "AB", "$SYS", "caf\u{E9}", "cafe\u{301}", "\u{301}", "a*", ">x", "*b", "\u{1F600}",
+    ]
 
     func testRandomNamesAgreeWithTheReference() throws {
         var matched = 0

@@ -5,8 +5,10 @@ import XCTest
 
 final class NamesTests: XCTestCase {
     func testValidNumbers() {
-        let valid = ["SCIENCE", "SCIENCE.physics", "a-b_c.d:e", "Ünïcödé.x", "a*", ">x", "x>.*y", "1.2.3",
-                     String(repeating: "a", count: Names.maxLength)]
+        let valid = [
+            "SCIENCE", "SCIENCE.physics", "a-b_c.d:e", "Ünïcödé.x", "a*", ">x", "x>.*y", "1.2.3",
+            String(repeating: "a", count: Names.maxLength),
+        ]
         for name in valid {
             XCTAssertNoThrow(try Names.checkNumber(name), name)
             XCTAssertEqual(try Names.checkPattern(name), false, "\(name) holds no wildcard")

@@ -79,8 +79,8 @@ final class ObservationEntry: Sendable {
         reader?.resume(returning: .ended(error))
     }
 
-    /// Waits for the next subscription from a newer connection than `generation`, or the end. Cancelling the waiting task
-    /// ends the observation.
+    /// Waits for the next subscription from a newer connection than `generation`, or the end. Cancelling the waiting
+    /// task ends the observation.
     func next(after generation: Int) async -> Handover {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Handover, Never>) in

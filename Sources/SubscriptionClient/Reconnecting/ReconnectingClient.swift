@@ -7,9 +7,9 @@ import Dispatch
 /// | NotificationHub | ReconnectingClient |
 /// | --- | --- |
 /// | `try hub.create("CART.count", retained: true)` | `try await client.create("CART.count", retained: true)` |
-/// | `try hub.post("CART.changes", from: "apple", text: "plus")` | `try await client.post("CART.changes", text: "plus")` |
+/// | `try hub.post("CART.changes", from: "apple", text: "plus")` | `try await client.post("CART.changes", text: ...)` |
 /// | `for await note in try hub.observe("CART.>")` | `for try await note in try await client.observe("CART.>")` |
-/// | `for await change in try hub.watch("CART.count")` | `for try await change in try await client.watch("CART.count")` |
+/// | `for await change in try hub.watch("CART.count")` | `for try await change in try await client.watch(...)` |
 /// | `try hub.value(of: "CART.count")` | `try await client.value(of: "CART.count")` |
 /// | `HubError.notFound` | ``ClientError/notFound(_:)`` |
 ///

@@ -18,9 +18,11 @@ final class ClientTLS: @unchecked Sendable {
         SSL_free(ssl)
     }
 
-    /// Makes a session to `host` (of `endpoint`, named in errors) over `fd` with `options`, verifying the server's certificate (chain and host name
-    /// or IP address), and completes the handshake within `timeout`. Throws a one-line reason.
-    static func handshake(fd: Int32, host: String, endpoint: String, options: TLSOptions, timeout: Duration) throws(ClientError)
+    /// Makes a session to `host` (of `endpoint`, named in errors) over `fd` with `options`, verifying the server's
+    /// certificate (chain and host name or IP address), and completes the handshake within `timeout`. Throws a one-line
+    /// reason.
+    static func handshake(fd: Int32, host: String, endpoint: String, options: TLSOptions, timeout: Duration)
+        throws(ClientError)
         -> ClientTLS
     {
         func failure(_ what: String) -> ClientError {
@@ -35,7 +37,9 @@ final class ClientTLS: @unchecked Sendable {
         _ = subd_ssl_ctx_set_partial_write_modes(context)
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
         if let caFile = options.caFile {
-            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else { throw failure("cannot load '\(caFile)'") }
+            guard SSL_CTX_load_verify_locations(context, caFile, nil) == 1 else {
+                throw failure("cannot load '\(caFile)'")
+            }
         } else {
             SSL_CTX_set_default_verify_paths(context)
         }
@@ -51,7 +55,8 @@ final class ClientTLS: @unchecked Sendable {
         let session = ClientTLS(ssl: ssl)
         guard SSL_set_fd(ssl, fd) == 1 else { throw failure("cannot use the socket") }
         // Only a literal inet_pton takes is an IP address ("127.1" is a name: it then matches no certificate).
-        var v4 = in_addr(), v6 = in6_addr()
+        var v4 = in_addr()
+        var v6 = in6_addr()
         let isAddress = inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1
         let named = isAddress ? X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl), host) : SSL_set1_host(ssl, host)
         guard named == 1 else { throw failure("cannot check the server's name '\(host)'") }
@@ -71,7 +76,8 @@ final class ClientTLS: @unchecked Sendable {
                 if verify != X509_V_OK {
                     throw .connectFailed(
                         endpoint: endpoint,
-                        reason: "TLS: the server's certificate: \(String(cString: X509_verify_cert_error_string(verify)))")
+                        reason:
+                            "TLS: the server's certificate: \(String(cString: X509_verify_cert_error_string(verify)))")
                 }
                 throw failure("handshake failed")
             }
@@ -115,7 +121,8 @@ final class ClientTLS: @unchecked Sendable {
         case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .wouldBlock
         case SSL_ERROR_ZERO_RETURN: return .processed(0)
         case SSL_ERROR_SYSCALL where savedErrno == 0: return .processed(0)
-        default: throw SystemCallError("\(operation): \(Self.drainErrors())", errno: savedErrno == 0 ? EPROTO : savedErrno)
+        default:
+            throw SystemCallError("\(operation): \(Self.drainErrors())", errno: savedErrno == 0 ? EPROTO : savedErrno)
         }
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// One resolved socket address (a copy of what getaddrinfo(3) gave).
@@ -53,6 +53,7 @@ enum AddressResolver {
             }
             addresses.append(ResolvedAddress(family: info.pointee.ai_family, storage: storage, length: length))
         }
-        return addresses.isEmpty ? .failure(.connectionFailed(server: server, reason: "no address")) : .success(addresses)
+        return addresses.isEmpty
+            ? .failure(.connectionFailed(server: server, reason: "no address")) : .success(addresses)
     }
 }

@@ -1,7 +1,8 @@
 /// The client's calls from any task or thread: each hops onto ``NATSClient/queue`` and back.
 extension NATSClient {
     /// Runs `body` on the client's queue and returns what it returns.
-    public func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NATSError) -> T) async throws(NATSError) -> T {
+    public func onQueue<T: Sendable>(_ body: @escaping @Sendable () throws(NATSError) -> T) async throws(NATSError) -> T
+    {
         let result: Result<T, NATSError> = await withCheckedContinuation { continuation in
             queue.async {
                 do throws(NATSError) {

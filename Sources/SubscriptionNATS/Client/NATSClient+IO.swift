@@ -2,9 +2,9 @@ import Dispatch
 import SubscriptionSystem
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 extension NATSClient {
@@ -26,7 +26,8 @@ extension NATSClient {
         }
     }
 
-    private func connect(_ server: NATSServerAddress, attempt: UInt64, _ resolved: Result<[ResolvedAddress], NATSError>) {
+    private func connect(_ server: NATSServerAddress, attempt: UInt64, _ resolved: Result<[ResolvedAddress], NATSError>)
+    {
         // A lookup that comes back after its attempt ended (timed out, closed) is dropped.
         guard machine.phase == .connecting, machine.attempt == attempt, socket == nil else { return }
         switch resolved {

@@ -110,12 +110,14 @@ public final class NATSClient: @unchecked Sendable {
             guard size <= info.maxPayload else { throw .payloadTooBig(size: size, limit: info.maxPayload) }
         }
         // The frame's size at most: the line's words, two counts, CRLFs, the header block and the payload.
-        let frameBound = subject.utf8.count + (replyTo?.utf8.count ?? 0) + payload.count
+        let frameBound =
+            subject.utf8.count + (replyTo?.utf8.count ?? 0) + payload.count
             + (headers.map(NATSHeaderBlock.encodedCount) ?? 0) + 64
         guard pendingByteCount + frameBound <= options.maxPendingBytes else {
             throw .outboundBufferFull(limit: options.maxPendingBytes)
         }
-        try NATSEncoder.publish(subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &output.bytes)
+        try NATSEncoder.publish(
+            subject: subject, replyTo: replyTo, headers: headers, payload: payload, into: &output.bytes)
         if machine.phase == .connected { scheduleFlush() }
     }
 
@@ -160,7 +162,9 @@ public final class NATSClient: @unchecked Sendable {
 
     /// Sends a PING and calls `completion` when its PONG comes: everything sent before has been processed by the
     /// server. Fails with ``NATSError/notConnected`` when not connected, ``NATSError/timeout`` after `timeout`.
-    public func flush(timeout: Duration = .seconds(5), completion: @escaping @Sendable (Result<Void, NATSError>) -> Void) {
+    public func flush(
+        timeout: Duration = .seconds(5), completion: @escaping @Sendable (Result<Void, NATSError>) -> Void
+    ) {
         assertOnQueue()
         let id = nextFlushID
         nextFlushID += 1

@@ -43,7 +43,8 @@ public enum NATSError: Error, Equatable, Sendable, CustomStringConvertible {
         case .invalidHeader(let name, let problem): return "invalid header '\(name)': \(problem)"
         case .invalidServer(let text): return "invalid server address '\(text)'"
         case .noServers: return "no NATS server given"
-        case .payloadTooBig(let size, let limit): return "a \(size)-byte message is over the server's \(limit)-byte max_payload"
+        case .payloadTooBig(let size, let limit):
+            return "a \(size)-byte message is over the server's \(limit)-byte max_payload"
         case .outboundBufferFull(let limit): return "the outbound buffer is full (\(limit) bytes)"
         case .notConnected: return "not connected"
         case .closed: return "the client is closed"

@@ -244,8 +244,10 @@ public struct NATSConnectionStateMachine {
     }
 
     private mutating func tryNextServer(now: UInt64, lastError: NATSError) -> [Action] {
-        guard let (server, delay) = pool.next(
-            now: now, reconnectWait: Self.nanoseconds(options.reconnectWait), maxAttempts: options.maxReconnectAttempts)
+        guard
+            let (server, delay) = pool.next(
+                now: now, reconnectWait: Self.nanoseconds(options.reconnectWait),
+                maxAttempts: options.maxReconnectAttempts)
         else {
             phase = .closed
             return [.report(.closed(reason: lastError))]

@@ -45,7 +45,9 @@ struct NATSServerPool: Equatable {
     /// `maxAttempts` times in a row (nil: no limit): the first in that order that may be tried at once, else the one
     /// whose wait (`reconnectWait` after its last attempt) ends first. Marks it tried at `now + delay`. Nil when no
     /// server is left.
-    mutating func next(now: UInt64, reconnectWait: UInt64, maxAttempts: Int?) -> (address: NATSServerAddress, delay: UInt64)? {
+    mutating func next(now: UInt64, reconnectWait: UInt64, maxAttempts: Int?) -> (
+        address: NATSServerAddress, delay: UInt64
+    )? {
         guard !entries.isEmpty else { return nil }
         let start = current.map { $0 + 1 } ?? 0
         var best: (index: Int, delay: UInt64)?

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The one place SubscriptionNATS reads and writes JSON: Foundation's `JSONDecoder` and `JSONEncoder` over the

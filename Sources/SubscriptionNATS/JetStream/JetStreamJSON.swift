@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// The JSON shapes of the JetStream API calls the key-value buckets make (nats-server's `$JS.API.…` requests and

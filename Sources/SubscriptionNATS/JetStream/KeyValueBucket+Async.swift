@@ -1,7 +1,9 @@
 /// The bucket's calls from any task: each hops onto the client's queue and back.
 extension KeyValueBucket {
     /// ``create(_:client:timeout:completion:)`` from any task.
-    public static func create(_ configuration: KeyValueConfiguration, client: NATSClient, timeout: Duration = .seconds(5))
+    public static func create(
+        _ configuration: KeyValueConfiguration, client: NATSClient, timeout: Duration = .seconds(5)
+    )
         async throws(JetStreamError) -> KeyValueBucket
     {
         try await onQueue(client) { done in create(configuration, client: client, timeout: timeout, completion: done) }
@@ -48,7 +50,8 @@ extension KeyValueBucket {
     }
 
     /// ``getLatest(_:includingDeletes:completion:)`` from any task.
-    public func getLatest(_ key: String, includingDeletes: Bool = false) async throws(JetStreamError) -> KeyValueEntry? {
+    public func getLatest(_ key: String, includingDeletes: Bool = false) async throws(JetStreamError) -> KeyValueEntry?
+    {
         try await Self.onQueue(client) { done in getLatest(key, includingDeletes: includingDeletes, completion: done) }
     }
 

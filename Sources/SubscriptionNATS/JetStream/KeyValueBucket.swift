@@ -44,9 +44,10 @@ public struct KeyValueBucket: Sendable {
         let api = JetStreamAPI(client: client, timeout: timeout)
         let json = JSONCoding.encode(configuration.streamConfig)
         api.call("STREAM.CREATE.KV_\(configuration.bucket)", json: json, as: JetStreamJSON.StreamInfo.self) { result in
-            completion(result.map { reply in
-                KeyValueBucket(name: configuration.bucket, updatesSubjectPrefix: republishPrefix(reply), api: api)
-            })
+            completion(
+                result.map { reply in
+                    KeyValueBucket(name: configuration.bucket, updatesSubjectPrefix: republishPrefix(reply), api: api)
+                })
         }
     }
 
@@ -61,9 +62,10 @@ public struct KeyValueBucket: Sendable {
         }
         let api = JetStreamAPI(client: client, timeout: timeout)
         api.call("STREAM.INFO.KV_\(name)", json: "", as: JetStreamJSON.StreamInfo.self) { result in
-            completion(result.map { reply in
-                KeyValueBucket(name: name, updatesSubjectPrefix: republishPrefix(reply), api: api)
-            })
+            completion(
+                result.map { reply in
+                    KeyValueBucket(name: name, updatesSubjectPrefix: republishPrefix(reply), api: api)
+                })
         }
     }
 
@@ -164,8 +166,10 @@ public struct KeyValueBucket: Sendable {
         completion: @escaping @Sendable (Result<UInt64, JetStreamError>) -> Void
     ) {
         guard Self.isValidKey(key) else { return completion(.failure(.invalidKey(key))) }
-        client.request(subject: "$KV.\(name).\(key)", headers: headers.isEmpty ? nil : headers, payload: value,
-                       timeout: timeout) { result in
+        client.request(
+            subject: "$KV.\(name).\(key)", headers: headers.isEmpty ? nil : headers, payload: value,
+            timeout: timeout
+        ) { result in
             completion(result.mapError(JetStreamError.client).flatMap(JetStreamAPI.decodeAck))
         }
     }
@@ -187,7 +191,8 @@ public struct KeyValueBucket: Sendable {
                 let status = reply.status ?? 0
                 completion(.failure(.api(status: status, code: 0, description: reply.headers?.statusDescription ?? "")))
             case .success(let reply):
-                completion(KeyValueEntry.make(bucket: name, fromHeadersOf: reply).map { $0.operation == .put ? $0 : nil })
+                completion(
+                    KeyValueEntry.make(bucket: name, fromHeadersOf: reply).map { $0.operation == .put ? $0 : nil })
             }
         }
     }
@@ -200,17 +205,19 @@ public struct KeyValueBucket: Sendable {
     ) {
         guard Self.isValidKey(key) else { return completion(.failure(.invalidKey(key))) }
         messageGet(JetStreamJSON.MessageGetRequest(lastBySubject: "$KV.\(name).\(key)")) { result in
-            completion(result.map { entry in
-                guard let entry, includingDeletes || entry.operation == .put else { return nil }
-                return entry
-            })
+            completion(
+                result.map { entry in
+                    guard let entry, includingDeletes || entry.operation == .put else { return nil }
+                    return entry
+                })
         }
     }
 
     /// The first stored write at or after revision `revision` (nil past the end), through the leader: one step of
     /// a watcher's load.
     func next(from revision: UInt64, completion: @escaping @Sendable (Result<KeyValueEntry?, JetStreamError>) -> Void) {
-        messageGet(JetStreamJSON.MessageGetRequest(seq: revision, nextBySubject: "$KV.\(name).>"), completion: completion)
+        messageGet(
+            JetStreamJSON.MessageGetRequest(seq: revision, nextBySubject: "$KV.\(name).>"), completion: completion)
     }
 
     private func messageGet(

@@ -41,11 +41,13 @@ public struct KeyValueConfiguration: Equatable, Sendable {
 
     /// True for a valid bucket name (letters, digits, `_`, `-`; not empty).
     public static func isValidBucketName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
-                || byte == UInt8(ascii: "-")
-        }
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                    || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+                    || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_")
+                    || byte == UInt8(ascii: "-")
+            }
     }
 
     /// The stream configuration of `$JS.API.STREAM.CREATE.KV_<bucket>`. The same configuration sent twice is

@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// One key's value at one revision, as a get, a load or a watch sees it.
@@ -68,9 +68,10 @@ public struct KeyValueEntry: Equatable, Sendable {
             NATSHeaders.sameName(field.name, operationHeader) || field.name.utf8.starts(with: "Nats-".utf8)
                 || field.name.utf8.starts(with: "nats-".utf8)
         }
-        return .success(KeyValueEntry(
-            bucket: bucket, key: String(subject.dropFirst(prefix.count)), value: payload, revision: revision,
-            operation: operation, headers: own))
+        return .success(
+            KeyValueEntry(
+                bucket: bucket, key: String(subject.dropFirst(prefix.count)), value: payload, revision: revision,
+                operation: operation, headers: own))
     }
 
     /// An entry from a direct get's reply or a republished write: the subject and the sequence are in its

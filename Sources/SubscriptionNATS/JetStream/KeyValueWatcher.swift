@@ -41,7 +41,9 @@ public final class KeyValueWatcher: @unchecked Sendable {
     ///
     /// - Throws: ``JetStreamError/notWatchable(bucket:)`` for a bucket that republishes nothing, and the
     ///   subscription's error.
-    public init(bucket: KeyValueBucket, handler: @escaping @Sendable (KeyValueWatchEvent) -> Void) throws(JetStreamError) {
+    public init(bucket: KeyValueBucket, handler: @escaping @Sendable (KeyValueWatchEvent) -> Void)
+        throws(JetStreamError)
+    {
         guard let prefix = bucket.updatesSubjectPrefix else { throw .notWatchable(bucket: bucket.name) }
         self.bucket = bucket
         self.handler = handler

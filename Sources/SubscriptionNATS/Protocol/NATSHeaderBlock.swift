@@ -21,14 +21,17 @@ enum NATSHeaderBlock {
                 throw .badHeaderBlock("a line without 'Name:'")
             }
             let name = line[..<colon]
-            guard name.allSatisfy(isNameByte) else { throw .badHeaderBlock("a header name with a space or control byte") }
+            guard name.allSatisfy(isNameByte) else {
+                throw .badHeaderBlock("a header name with a space or control byte")
+            }
             var valueStart = colon + 1
             var valueEnd = line.count
             while valueStart < valueEnd, isBlank(line[valueStart]) { valueStart += 1 }
             while valueEnd > valueStart, isBlank(line[valueEnd - 1]) { valueEnd -= 1 }
-            headers.fields.append(NATSHeaders.Field(
-                name: String(decoding: name, as: UTF8.self),
-                value: String(decoding: line[valueStart..<valueEnd], as: UTF8.self)))
+            headers.fields.append(
+                NATSHeaders.Field(
+                    name: String(decoding: name, as: UTF8.self),
+                    value: String(decoding: line[valueStart..<valueEnd], as: UTF8.self)))
         }
     }
 

@@ -37,7 +37,9 @@ extension NATSParser {
             subject: subject(pending),
             sid: pending.sid,
             replyTo: pending.reply.map { reply in
-                String(decoding: buffer[(readIndex + reply.offset)..<(readIndex + reply.offset + reply.count)], as: UTF8.self)
+                String(
+                    decoding: buffer[(readIndex + reply.offset)..<(readIndex + reply.offset + reply.count)],
+                    as: UTF8.self)
             },
             headers: headers,
             payload: Array(buffer[payloadStart..<bodyEnd]))

@@ -111,8 +111,10 @@ extension NATSParser {
         }
         let sizes = headers ? 2 : 1
         guard arguments.count == 2 + sizes || arguments.count == 3 + sizes else {
-            return .failure(.malformedArguments(
-                operation: operation, reason: "\(arguments.count) arguments, expected \(2 + sizes) or \(3 + sizes)"))
+            return .failure(
+                .malformedArguments(
+                    operation: operation, reason: "\(arguments.count) arguments, expected \(2 + sizes) or \(3 + sizes)")
+            )
         }
         guard let sid = decimal(arguments[1]) else {
             return .failure(.malformedArguments(operation: operation, reason: "the sid is not a number"))
@@ -130,8 +132,9 @@ extension NATSParser {
             }
             total = Int(clamping: second)
             guard first <= second else {
-                return .failure(.malformedArguments(
-                    operation: operation, reason: "header size \(first) is larger than total size \(second)"))
+                return .failure(
+                    .malformedArguments(
+                        operation: operation, reason: "header size \(first) is larger than total size \(second)"))
             }
             guard first >= NATSHeaderBlock.version.count + 4 else {
                 return .failure(.malformedArguments(operation: operation, reason: "header size \(first) is too small"))
@@ -143,14 +146,16 @@ extension NATSParser {
         }
         let subject = arguments[0]
         let reply = hasReply ? arguments[2] : nil
-        return .messageHeader(PendingMessage(
-            subject: (subject.lowerBound - readIndex, subject.count),
-            reply: reply.map { ($0.lowerBound - readIndex, $0.count) },
-            sid: sid, headerCount: headerCount, totalCount: total, bodyOffset: 0))
+        return .messageHeader(
+            PendingMessage(
+                subject: (subject.lowerBound - readIndex, subject.count),
+                reply: reply.map { ($0.lowerBound - readIndex, $0.count) },
+                sid: sid, headerCount: headerCount, totalCount: total, bodyOffset: 0))
     }
 
     private func noArguments(_ rest: Range<Int>, _ frame: NATSServerFrame, _ operation: String) -> NATSLineOutcome {
-        rest.isEmpty ? .frame(frame) : .failure(.malformedArguments(operation: operation, reason: "unexpected argument"))
+        rest.isEmpty
+            ? .frame(frame) : .failure(.malformedArguments(operation: operation, reason: "unexpected argument"))
     }
 
     /// The text of `-ERR 'text'` without its quotes (as it is when it has none).

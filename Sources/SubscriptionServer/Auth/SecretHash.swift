@@ -1,9 +1,10 @@
 import COpenSSL
 import SubscriptionWire
+
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// A user's secret as the config file stores it: never the secret itself, but PBKDF2-HMAC-SHA256 of it with a random

@@ -28,8 +28,11 @@ extension Server {
         for session in sessions.values {
             guard let rights = session.rights, session.machine.phase == .open else { continue }
             guard let user = users[ExactName(rights.user.name)], user.secret == rights.user.secret else {
-                logger.notice("reload: closing the session of a removed user", metadata: [
-                    "session": "\(session.id)", "user": "\(rights.user.name)"])
+                logger.notice(
+                    "reload: closing the session of a removed user",
+                    metadata: [
+                        "session": "\(session.id)", "user": "\(rights.user.name)",
+                    ])
                 session.queueError(ProtocolError(.auth, "user '\(rights.user.name)' was removed or changed: closing"))
                 session.requestClose(.revoked)
                 continue
@@ -39,10 +42,14 @@ extension Server {
             session.rights = updated
             let revoked = center.subscriptions(of: session).filter { !updated.maySubscribe(to: $0.pattern) }
             guard let first = revoked.first else { continue }
-            logger.notice("reload: closing a session whose user may no longer hold its subscriptions", metadata: [
-                "session": "\(session.id)", "user": "\(user.name)", "pattern": "\(first.pattern)"])
-            session.queueError(ProtocolError(
-                .denied, "user '\(user.name)' may no longer subscribe to '\(first.pattern)': closing, reconnect"))
+            logger.notice(
+                "reload: closing a session whose user may no longer hold its subscriptions",
+                metadata: [
+                    "session": "\(session.id)", "user": "\(user.name)", "pattern": "\(first.pattern)",
+                ])
+            session.queueError(
+                ProtocolError(
+                    .denied, "user '\(user.name)' may no longer subscribe to '\(first.pattern)': closing, reconnect"))
             session.requestClose(.revoked)
         }
     }

@@ -76,8 +76,12 @@ extension Server {
         }
         if created {
             let kind = retained ? "retained" : "plain"
-            post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string(kind)),
-                                             ("origin", .string("cluster"))]))
+            post(
+                .numberCreated,
+                JSONObject([
+                    ("number", .string(number)), ("kind", .string(kind)),
+                    ("origin", .string("cluster")),
+                ]))
         }
         return created
     }
@@ -92,8 +96,12 @@ extension Server {
             let ended = center.exactSubscriptionGroups(of: number)
             let told = try center.remove(number)
             for group in ended { clusterInterestRemoved(number, group: group) }
-            post(.numberRemoved, JSONObject([("number", .string(number)), ("subscribers_told", .integer(Int64(told.count))),
-                                             ("origin", .string("cluster"))]))
+            post(
+                .numberRemoved,
+                JSONObject([
+                    ("number", .string(number)), ("subscribers_told", .integer(Int64(told.count))),
+                    ("origin", .string("cluster")),
+                ]))
             return told.count
         } catch {
             logger.warning("cannot remove a number the cluster removed: \(error)", metadata: ["number": "\(number)"])

@@ -20,11 +20,12 @@ extension Server {
         let kept = Array(payload)
         return context.replyLater { [self] answer in
             cluster.publishRetained(to: number, sender: sender, info: info, payload: kept) { [self] result in
-                answer(result.map { receivers in
-                    stats.messagesPublished += 1
-                    numberCounters.published(to: number)
-                    return .count(receivers)
-                })
+                answer(
+                    result.map { receivers in
+                        stats.messagesPublished += 1
+                        numberCounters.published(to: number)
+                        return .count(receivers)
+                    })
             }
         }
     }

@@ -17,7 +17,8 @@ extension Server {
             case .unsubscribe(let pattern): reply = UnsubscribeCommand.run(pattern, context)
             case .publish(let number, let payload, let info):
                 reply = try PublishCommand.run(number, payload: payload, info: info, context)
-            case .send(let number, let payload): reply = try PublishCommand.run(number, payload: payload, info: [], context)
+            case .send(let number, let payload):
+                reply = try PublishCommand.run(number, payload: payload, info: [], context)
             case .list(let pattern, let kinds): reply = try ListCommand.run(pattern, kinds: kinds, context)
             case .get(let number): reply = try GetCommand.run(number, context)
             case .stats: reply = StatsCommand.run(context)

@@ -1,5 +1,5 @@
-import SubscriptionWire
 import SubscriptionProtocol
+import SubscriptionWire
 
 /// The one point every command passes before its handler runs (mosquitto's `mosquitto_acl_check` before each
 /// `handle__*`): a command the session may not send is answered with the error thrown here, and changes nothing.

@@ -18,9 +18,11 @@ enum CreateCommand {
         }
         if created {
             try context.server.saveCreated(number, retained: retained)
-            context.server.post(.numberCreated, JSONObject(
-                [("number", .string(number)), ("kind", .string(retained ? "retained" : "plain"))]
-                    + context.server.identity(of: context.session)))
+            context.server.post(
+                .numberCreated,
+                JSONObject(
+                    [("number", .string(number)), ("kind", .string(retained ? "retained" : "plain"))]
+                        + context.server.identity(of: context.session)))
         }
         return .ok(created ? "created" : "exists")
     }

@@ -1,6 +1,6 @@
 import Dispatch
-import SubscriptionWire
 import SubscriptionProtocol
+import SubscriptionWire
 
 /// `HELLO [name=<client-name>] [token=<secret>]`: names the session (its `from=`) and, with `auth_token` or `users`
 /// set, authenticates it.
@@ -114,8 +114,10 @@ enum HelloCommand {
         context.server.stats.authFailures += 1
         context.server.logger.warning(
             "HELLO failed: \(error.message)",
-            metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)",
-                       "failures": "\(session.authFailures)"])
+            metadata: [
+                "session": "\(session.id)", "address": "\(session.peerAddress)",
+                "failures": "\(session.authFailures)",
+            ])
         if session.authFailures >= maxFailures {
             session.requestClose(.authFailures)
             if held { session.release() }

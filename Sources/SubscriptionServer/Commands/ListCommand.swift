@@ -9,10 +9,11 @@ enum ListCommand {
         var numbers = try context.inCenter { center throws(CenterError) in try center.list(matching: pattern ?? ">") }
         // A user sees only the numbers it may subscribe to.
         if let rights = context.session.rights { numbers.removeAll { !rights.maySubscribe(to: $0.number) } }
-        return .list(numbers.map { info in
-            guard kinds else { return "\(info.number) \(info.subscribers)" }
-            let kind = info.retainedRevision.map { "retained \($0)" } ?? "plain"
-            return "\(info.number) \(info.subscribers) \(kind)"
-        })
+        return .list(
+            numbers.map { info in
+                guard kinds else { return "\(info.number) \(info.subscribers)" }
+                let kind = info.retainedRevision.map { "retained \($0)" } ?? "plain"
+                return "\(info.number) \(info.subscribers) \(kind)"
+            })
     }
 }

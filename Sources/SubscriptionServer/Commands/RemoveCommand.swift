@@ -12,9 +12,11 @@ enum RemoveCommand {
         if let cluster = context.server.cluster { return runClustered(number, cluster, context) }
         try context.server.saveRemoved(number)
         let told = try context.inCenter { center throws(CenterError) in try center.remove(number) }
-        context.server.post(.numberRemoved, JSONObject(
-            [("number", .string(number)), ("subscribers_told", .integer(Int64(told.count)))]
-                + context.server.identity(of: context.session)))
+        context.server.post(
+            .numberRemoved,
+            JSONObject(
+                [("number", .string(number)), ("subscribers_told", .integer(Int64(told.count)))]
+                    + context.server.identity(of: context.session)))
         return .ok("removed \(told.count)")
     }
 

@@ -19,7 +19,8 @@ enum SubscribeCommand {
             let session = context.session
             guard session.output.heldBytes + bytes <= session.maxPending else {
                 throw ProtocolError(
-                    .limit, "the current values of '\(pattern)' hold \(bytes) bytes, more than max_pending "
+                    .limit,
+                    "the current values of '\(pattern)' hold \(bytes) bytes, more than max_pending "
                         + "(\(session.maxPending)) lets this session queue; subscribe to a narrower pattern")
             }
         }
@@ -29,11 +30,12 @@ enum SubscribeCommand {
         do {
             isNew = try context.center.add(context.session, to: pattern, from: from, group: group)
         } catch {
-            if case .notFound = error, lookUp, let later = context.server.lookUpInCluster(
-                pattern, for: context.session, notFound: ProtocolError(error),
-                retry: { context throws(ProtocolError) in
-                    try run(pattern, from: from, group: group, context, lookUp: false)
-                })
+            if case .notFound = error, lookUp,
+                let later = context.server.lookUpInCluster(
+                    pattern, for: context.session, notFound: ProtocolError(error),
+                    retry: { context throws(ProtocolError) in
+                        try run(pattern, from: from, group: group, context, lookUp: false)
+                    })
             {
                 return later
             }

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why a session ended; STATS counts each (`closed_<key>`). A session is counted once, under the reason that
 /// started its close (a client that sent QUIT and then reset is a client close).

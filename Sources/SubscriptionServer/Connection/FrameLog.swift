@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Where the loop copies the frames of small publications, once each, one after another: every session that gets
 /// one queues a range of a block (``OutputQueue``), not a copy of its own, and a session that gets consecutive
@@ -89,7 +90,7 @@ final class FrameLogBlock {
     let capacity: Int
     /// How many are taken, from `base`.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var used = 0
 

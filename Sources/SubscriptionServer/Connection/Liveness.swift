@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionProtocol
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// When a connection has gone too long without doing what it must (`command_timeout`, `auth_timeout`); the
 /// server checks every open session against it a few times a second. Keepalive, the third liveness rule, is the
@@ -46,7 +47,8 @@ struct LivenessPolicy: Equatable, Sendable {
         {
             return Expiry(
                 reason: .authTimeout,
-                error: ProtocolError(.limit, "not authenticated within auth_timeout (\(Self.seconds(authTimeoutNanoseconds)))")
+                error: ProtocolError(
+                    .limit, "not authenticated within auth_timeout (\(Self.seconds(authTimeoutNanoseconds)))")
             )
         }
         if commandTimeoutNanoseconds > 0, facts.isReading, facts.hasPartialCommand,

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A session's own output bytes, first in first out, in one growable allocation: its replies, its `GONE` pushes,
@@ -21,21 +21,21 @@ import Glibc
 final class OutputBuffer {
     /// The first byte not yet written to the socket.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var start = 0
     /// One past the last byte queued.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var end = 0
     /// Bytes allocated.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var capacity = 0
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var storage: UnsafeMutablePointer<UInt8>?
 

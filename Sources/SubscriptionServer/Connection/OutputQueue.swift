@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionProtocol
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The ordered output of one connection: publications' `MSG` frames and the session's own bytes, written with
 /// writev(2) at the end of each turn, or between two reads of a turn when much is queued (``EventLoop``; swift-nio
@@ -212,7 +213,9 @@ struct OutputQueue {
     /// `scratch` while it has room. Returns the iovecs used and their bytes. Invariant: every iovec points into a
     /// queued frame (kept alive by its pin), a log block (kept alive by ``blocks``), the output buffer's unwritten
     /// bytes, or `scratch`, all valid until the write returns.
-    private func fillVectors(_ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer)
+    private func fillVectors(
+        _ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer
+    )
         -> (count: Int, bytes: Int)
     {
         var n = 0
@@ -237,7 +240,8 @@ struct OutputQueue {
             }
             let isSmall = length < Self.gatherChunkLimit && gathered + length <= scratch.count
             // A run is two chunks at least: a lone small chunk is written from where it lies, not copied.
-            let startsRun = isSmall && !isGathering && n + 1 < maxVectors && index + 1 < chunks.count
+            let startsRun =
+                isSmall && !isGathering && n + 1 < maxVectors && index + 1 < chunks.count
                 && chunks[index + 1].count < Self.gatherChunkLimit
                 && gathered + length + chunks[index + 1].count <= scratch.count
             if isSmall && (isGathering || startsRun) {
@@ -356,7 +360,8 @@ struct OutputQueue {
                 rebuilt.append(UnsafeRawBufferPointer(start: logBase + (chunk.count - length), count: length))
                 chunks[index].logBase = nil
             } else if chunk.publication == nil {
-                rebuilt.append(UnsafeRawBufferPointer(start: ownBytes.readable(ownOffset + length) + ownOffset, count: length))
+                rebuilt.append(
+                    UnsafeRawBufferPointer(start: ownBytes.readable(ownOffset + length) + ownOffset, count: length))
                 ownOffset += length
             }
         }

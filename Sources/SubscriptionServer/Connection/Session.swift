@@ -1,11 +1,12 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSubdShim
 import Dispatch
 import SubscriptionCenter
 import SubscriptionProtocol
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One client connection: its socket, parser, output queue and Dispatch sources, driven by a
 /// ``ConnectionStateMachine``.
@@ -46,71 +47,71 @@ final class Session: Customer, @unchecked Sendable {
     /// `max_pending` in force: output holding more memory than this cuts a subscriber off. Read on every delivery;
     /// changed only by a reload, on the server queue, so `@exclusivity(unchecked)` as ``output`` is.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var maxPending: Int
     /// Incremental command parser reading straight from the socket.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var parser: CommandParser
     /// Ordered pending output. `@exclusivity(unchecked)`: touched only on the server queue, and never through two
     /// overlapping accesses; the runtime check cost a few percent of the fan-out hot path.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var output = OutputQueue()
     /// Where the connection is in its life. `@exclusivity(unchecked)` for the same reason as ``output``: read on
     /// every delivery and every command, only on the server queue, never through overlapping accesses.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var machine: ConnectionStateMachine
     /// The name given with HELLO, sent as `from=` on its publishes. `@exclusivity(unchecked)`: read on every
     /// publish, only on the loop's queue, never through overlapping accesses.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var name: String?
     /// True once HELLO presented the right token (or when no token is configured).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var isAuthenticated: Bool
     /// How many `HELLO`s failed on this connection (each makes the next delay longer).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var authFailures = 0
     /// What the session's user may do; nil for every right (no users configured, or the shared `auth_token`).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var rights: UserRights?
     /// True while the session waits in the loop's list of sessions to flush (at the end of the turn, or between two
     /// reads, ``EventLoop/flushEarly(reader:)``).
     /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var isDirty = false
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private(set) var lastInputAt: UInt64
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var readSource: DispatchSourceRead?
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var writeSource: DispatchSourceWrite?
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var liveSources = 0
 
@@ -465,7 +466,8 @@ final class Session: Customer, @unchecked Sendable {
                 }
                 written = try output.write(through: tls, scratch: loop.writeScratch)
             } else {
-                written = try output.write(to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
+                written = try output.write(
+                    to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
             }
             loop.traffic.bytesOut += UInt64(written)
         } catch {

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSubdShim
 import Dispatch
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The one event loop every session runs on, and what its sessions share: the serial queue, the list of sessions
 /// to flush at the end of the turn, the traffic counters, and buffers each session borrows in turn.
@@ -23,23 +24,23 @@ final class EventLoop: @unchecked Sendable {
 
     /// Traffic counted by the sessions.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var traffic = TrafficCounters()
     /// A reusable buffer replies are encoded into before they are queued.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var scratch: [UInt8] = []
     /// A 64 KiB read buffer lent to the parser of the session that reads, so an idle session holds none
     /// (``CommandParser/exchangeStorage(with:)``).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var readBuffer: [UInt8] = []
     /// A buffer for input that is read only to be dropped.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var discardBuffer = [UInt8](repeating: 0, count: 65_536)
     /// Reusable iovec array for writev.
@@ -55,12 +56,12 @@ final class EventLoop: @unchecked Sendable {
     /// The sessions to flush, each retained once from ``markDirty(_:)`` until it is flushed (so a session closed
     /// meanwhile lives until then); unmanaged, so reading the list costs no reference counting.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var dirty: [Unmanaged<Session>] = []
     /// Where small message frames are copied once for all their receivers (``OutputQueue/append(_:log:)``).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var frameLog = FrameLog()
     /// The saved state's commit, with a state directory (nil without one). Called before a session writes anything
@@ -69,19 +70,19 @@ final class EventLoop: @unchecked Sendable {
     /// nothing is written between two reads (``flushEarly(reader:)``), so a turn's values are still committed
     /// together, once, at its end.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     var stateCommit: (isPending: () -> Bool, commit: () -> Void)?
     /// True while ``endOfTurn()`` runs: a call made from inside it (a command answered at once while a resumed
     /// session runs its buffered commands) returns, and the running call takes over what that one would have done.
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var isEndingTurn = false
     /// Work queued to run at the end of the turn, outside any delivery: the daemon's `$SYS.` notifications (a post
     /// made while the center delivers, or while a session closes, must not reach sessions from inside that).
     #if !DEBUG
-    @exclusivity(unchecked)
+        @exclusivity(unchecked)
     #endif
     private var deferred: [() -> Void] = []
 

@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Logging
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The `metrics_listen` socket: accepts HTTP connections on the server's queue and gives each to a
 /// ``MetricsConnection``, at most ``maxConnections`` at once (one more is answered 503 and closed), so the endpoint

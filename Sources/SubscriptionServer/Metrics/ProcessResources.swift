@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the process uses, read at each scrape (the `process_*` metrics Prometheus's own clients expose). Each value
 /// is nil when it cannot be read (no `/proc`), and is then left out.

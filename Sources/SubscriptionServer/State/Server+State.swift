@@ -50,15 +50,18 @@ extension Server {
         if let truncation = report.truncation {
             logger.warning(
                 "state: cut a write torn by a crash off the end of the log",
-                metadata: ["path": "\(report.path)", "offset": "\(truncation.offset)", "bytes": "\(truncation.bytes)",
-                           "reason": "\(truncation.reason)"])
+                metadata: [
+                    "path": "\(report.path)", "offset": "\(truncation.offset)", "bytes": "\(truncation.bytes)",
+                    "reason": "\(truncation.reason)",
+                ])
         }
         logger.info("\(report.description)")
         opened = nil
         state = store
         loop.stateCommit = (
             isPending: { [unowned self] in self.state?.hasUncommittedRecords ?? false },
-            commit: { [unowned self] in self.commitState() })
+            commit: { [unowned self] in self.commitState() }
+        )
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
         timer.setEventHandler { [unowned self] in self.maintainState() }
@@ -114,8 +117,9 @@ extension Server {
     ) {
         guard let state else { return }
         do {
-            try state.valuePublished(StoredValue(
-                number: number, revision: revision, sender: sender, info: info, payload: Array(payload)))
+            try state.valuePublished(
+                StoredValue(
+                    number: number, revision: revision, sender: sender, info: info, payload: Array(payload)))
         } catch {
             reportStateFailure(error)
         }
@@ -146,8 +150,11 @@ extension Server {
                         payload: value.payload)
                 }
                 if let report {
-                    logger.info("state: log compacted", metadata: [
-                        "before": "\(report.bytesBefore)", "after": "\(report.bytesAfter)"])
+                    logger.info(
+                        "state: log compacted",
+                        metadata: [
+                            "before": "\(report.bytesBefore)", "after": "\(report.bytesAfter)",
+                        ])
                 }
             }
         } catch {

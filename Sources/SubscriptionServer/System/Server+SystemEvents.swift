@@ -47,12 +47,15 @@ extension Server {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [unowned self] in
-            self.post(.stats, JSONObject(self.currentStats().lines(uptime: ContinuousClock.now - self.startedAt).map {
-                line in
-                let parts = line.split(separator: " ", maxSplits: 1)
-                let value = parts.count == 2 ? String(parts[1]) : ""
-                return (String(parts[0]), UInt64(value).map { .unsigned($0) } ?? .string(value))
-            }))
+            self.post(
+                .stats,
+                JSONObject(
+                    self.currentStats().lines(uptime: ContinuousClock.now - self.startedAt).map {
+                        line in
+                        let parts = line.split(separator: " ", maxSplits: 1)
+                        let value = parts.count == 2 ? String(parts[1]) : ""
+                        return (String(parts[0]), UInt64(value).map { .unsigned($0) } ?? .string(value))
+                    }))
             self.loop.endOfTurn()
         }
         systemStatsTimer = timer

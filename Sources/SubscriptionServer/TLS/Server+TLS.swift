@@ -29,6 +29,7 @@ extension Server {
     /// A TLS handshake failed: logged at info (a port scanner or a plain-text client is no warning).
     func sessionFailedTLS(_ session: Session, reason: String) {
         logger.info(
-            "TLS handshake failed: \(reason)", metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)"])
+            "TLS handshake failed: \(reason)",
+            metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)"])
     }
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import COpenSSL
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// One TLS session over a non-blocking socket: the OpenSSL calls, each answer classified and recorded in
 /// ``progress`` (what to wait for next). The session drives it from its socket's readable and writable events.

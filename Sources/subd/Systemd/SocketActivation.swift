@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A listening socket systemd passed in (socket activation).
 struct InheritedSocket: Sendable {

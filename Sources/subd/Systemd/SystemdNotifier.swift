@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import CSystemd
 import SubscriptionSystem
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Tells the service manager how subd is doing, through sd_notify(3): readiness, reloads, the stop, a status line
 /// and watchdog pings.
