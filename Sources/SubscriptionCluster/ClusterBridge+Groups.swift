@@ -42,10 +42,9 @@ extension ClusterBridge {
             }
             groupInterest.subscribed(key, sid: sid)
         } catch {
+            let retry = "tried again at the next connect"
             logger.warning(
-                "cluster: cannot subscribe upstream to \(key.pattern) in group \(key.group) "
-                    + "(tried again at the next connect): \(error)"
-            )
+                "cluster: cannot subscribe upstream to \(key.pattern) in group \(key.group) (\(retry)): \(error)")
         }
     }
 

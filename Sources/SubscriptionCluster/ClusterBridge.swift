@@ -119,10 +119,10 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             openInterestIfNeeded()
             openRetainedBucketIfNeeded()
         case .disconnected(let reason):
-            logger.warning(
-                "cluster: lost NATS (\(reason)); local publish and subscribe of plain numbers go on; "
-                    + "CREATE, REMOVE and PUB to a shared retained number answer -ERR LIMIT"
-            )
+            let meanwhile =
+                "local publish and subscribe of plain numbers go on; "
+                + "CREATE, REMOVE and PUB to a shared retained number answer -ERR LIMIT"
+            logger.warning("cluster: lost NATS (\(reason)); \(meanwhile)")
         case .closed(let reason):
             if let reason {
                 logger.error("cluster: NATS client closed (\(reason))")
@@ -152,11 +152,10 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     private func checkMaxPayload(_ info: NATSServerInfo) {
         let needed = server.configuredMaxPayload + Self.headerAllowance
         guard info.maxPayload < needed else { return }
-        logger.warning(
-            "cluster: the NATS server's max_payload (\(info.maxPayload)) is below subd's max_payload plus headers "
-                + "(\(needed)): larger publications reach this node's subscribers only; "
-                + "raise max_payload in nats-server's configuration"
-        )
+        let advice =
+            "larger publications reach this node's subscribers only; raise max_payload in nats-server's configuration"
+        let limits = "the NATS server's max_payload (\(info.maxPayload)) is below subd's plus headers (\(needed))"
+        logger.warning("cluster: \(limits): \(advice)")
     }
 
     /// Ends the server's turn once for everything that arrived in this turn of the queue.
