@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import XCTest
 
 /// A child process with its stdout and stderr drained by `OutputCollector`s and an optional stdin pipe.
 final class ChildProcess: @unchecked Sendable {
@@ -55,6 +56,37 @@ final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` (e.g. SIGTERM) to the child.
     func send(signal: Int32) {
         if process.isRunning { kill(process.processIdentifier, signal) }
+    }
+
+    /// Sends SIGSTOP and waits (up to 5 s) until every thread of the child is stopped: kill(2) returns before a
+    /// thread running on another core has stopped, and until then it may still answer.
+    func stop(file: StaticString = #filePath, line: UInt = #line) {
+        Self.stop(pid: pid, file: file, line: line)
+    }
+
+    /// ``stop(file:line:)`` for any process of ours, e.g. a subd started by a cluster test.
+    static func stop(pid: Int32, file: StaticString = #filePath, line: UInt = #line) {
+        guard kill(pid, SIGSTOP) == 0 else { return XCTFail("SIGSTOP to \(pid): errno \(errno)", file: file, line: line) }
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while Date() < deadline {
+            if allThreadsStopped(pid) { return }
+            usleep(1_000)
+        }
+        XCTFail("process \(pid) not stopped within 5 s of SIGSTOP", file: file, line: line)
+    }
+
+    /// True when every thread of `pid` is in state T (stopped) in /proc.
+    private static func allThreadsStopped(_ pid: Int32) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"),
+            !threads.isEmpty
+        else { return false }
+        return threads.allSatisfy { thread in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            // `PID (COMMAND) STATE ...`: the command may hold spaces and parentheses, the state follows the last ')'.
+            return stat[stat.index(after: close)...].dropFirst().first == "T"
+        }
     }
 
     /// Writes `bytes` to the child's stdin and closes it.

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Runs the XCTest tests of a test bundle (SwiftPM's .xctest executable on Linux) in JOBS processes at once, each
+# process one unit: one test method of IntegrationTests and SubscriptionNATSTests (they start subd, subctl and
+# nats-server processes and mostly wait on sockets and timers), one test class of the other modules (in-process and
+# quick). Units known to take longest start first, so none of them is left to run alone at the end.
+#
+#   Tests/run-parallel.sh BUNDLE [--jobs N] [--skip REGEX] [--times FILE]
+#
+# --skip leaves out the tests whose `Module.Class/method` matches the extended REGEX (e.g. the allocation guard,
+# which runs alone afterwards). --times FILE: each unit's seconds are written there (slowest first), and read back
+# from there to order the next run (the order below is the fallback).
+#
+# Each unit's output goes to its own file; a unit that fails (a failed assertion, a crash, no test executed, or more
+# than UNIT_TIMEOUT seconds) has its whole output printed as soon as it ends and again, with every other failure, at
+# the end. The last line is `N passed, N failed` (tests, skipped ones apart); the exit status is 1 when any unit
+# failed or when fewer tests ran than the bundle lists.
+set -u
+
+bundle=""
+jobs=6
+skip='^$'
+times=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --jobs) jobs=$2; shift 2 ;;
+    --skip) skip=$2; shift 2 ;;
+    --times) times=$2; shift 2 ;;
+    -*) echo "run-parallel.sh: unknown option $1" >&2; exit 64 ;;
+    *) bundle=$1; shift ;;
+    esac
+done
+[ -x "$bundle" ] || { echo "run-parallel.sh: no test bundle at '$bundle' (build with 'swift build --build-tests')" >&2; exit 64; }
+unit_timeout=${UNIT_TIMEOUT:-600}
+
+# Slowest first when there is no --times file from an earlier run (seconds measured serially in the debug build).
+fallback_first=(
+    IntegrationTests.ResetLeakTests/testThousandClientsResetMidCommandLeaveNoSessionBehind
+    IntegrationTests.FlowControlTests/testSmallCommandsWithHugeRepliesArePausedMidRead
+    IntegrationTests.ClusterQueueTests/
+    IntegrationTests.ClusterBridgeTests/
+    IntegrationTests.LivenessTests/testAVanishedPeer
+    IntegrationTests.LivenessTests/testKeepaliveClosesSessionWhosePeerVanished
+    SubscriptionNATSTests.KeyValueConcurrentUpdateTests/
+    SubscriptionNATSTests.KeyValueClusterTests/
+    IntegrationTests.ClusterAckTests/
+    IntegrationTests.ClusterRetainedTests/
+    IntegrationTests.MetricsTests/testASlowClientIsClosedAfterFiveSeconds
+    IntegrationTests.SystemdNotifyTests/
+    IntegrationTests.FlowControlTests/
+    SubscriptionNATSTests.KeyValueWatchTests/
+    IntegrationTests.LivenessTests/
+)
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/subd-tests.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+listing=$("$bundle" --list-tests) || { echo "run-parallel.sh: $bundle --list-tests failed" >&2; exit 1; }
+mapfile -t all < <(printf '%s\n' "$listing" | grep -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/[A-Za-z0-9_]+$' \
+    | grep -Ev -- "$skip")
+[ "${#all[@]}" -gt 0 ] || { echo "run-parallel.sh: no tests listed by $bundle" >&2; exit 1; }
+
+# The units: a method of the process-starting modules, a class of the others.
+mapfile -t units < <(printf '%s\n' "${all[@]}" | awk -F'[./]' '
+    $1 == "IntegrationTests" || $1 == "SubscriptionNATSTests" { print; next }
+    !seen[$1 "." $2]++ { print $1 "." $2 }')
+
+# Order: by the times of an earlier run when there are any, else the fallback list first; the rest as listed.
+rank() {
+    local unit=$1 index=0 prefix
+    if [ -n "$times" ] && [ -s "$times" ]; then
+        awk -v unit="$unit" '$2 == unit { print -$1; found = 1; exit } END { if (!found) print 0 }' "$times"
+        return
+    fi
+    for prefix in "${fallback_first[@]}"; do
+        case "$unit" in "$prefix"*) echo "$((index - 1000))"; return ;; esac
+        index=$((index + 1))
+    done
+    echo 0
+}
+mapfile -t units < <(for unit in "${units[@]}"; do printf '%s\t%s\n' "$(rank "$unit")" "$unit"; done \
+    | sort -s -t$'\t' -k1,1g | cut -f2)
+
+total=${#units[@]}
+echo "run-parallel.sh: ${#all[@]} tests in $total processes, $jobs at a time"
+started=$(date +%s.%N)
+
+run_unit() {
+    local index=$1 unit=$2 begin end status
+    begin=$(date +%s.%N)
+    timeout -k 10 "$unit_timeout" "$bundle" "$unit" > "$work/$index.log" 2>&1
+    status=$?
+    end=$(date +%s.%N)
+    [ "$status" = 124 ] && echo "run-parallel.sh: $unit killed after $unit_timeout s" >> "$work/$index.log"
+    echo "$status $(awk -v a="$begin" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" > "$work/$index.status"
+}
+
+# The executed, skipped and failed counts of a unit's log (its last `Executed` line is the whole process's).
+counts() {
+    grep -E '^[[:space:]]*Executed [0-9]+ tests?, with' "$1" | tail -1 | sed -E \
+        -e 's/^[[:space:]]*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1 \3 \4/' \
+        | awk '{ print $1, ($3 == "" ? 0 : $2), ($3 == "" ? $2 : $3) }'
+}
+
+failed_units=()
+report() {
+    local index=$1 unit=${units[$1]} status seconds executed skipped failures
+    read -r status seconds < "$work/$index.status"
+    read -r executed skipped failures < <(counts "$work/$index.log"; echo "")
+    executed=${executed:-0}
+    if [ "$status" != 0 ] || [ "$executed" = 0 ] || [ "${failures:-0}" != 0 ]; then
+        failed_units+=("$index")
+        echo "run-parallel.sh: FAILED $unit (exit status $status, ${seconds} s):"
+        sed 's/^/    /' "$work/$index.log"
+    fi
+    echo "$seconds $unit" >> "$work/times"
+}
+
+next=0
+running=0
+declare -A pending=()
+while [ "$next" -lt "$total" ] || [ "$running" -gt 0 ]; do
+    while [ "$running" -lt "$jobs" ] && [ "$next" -lt "$total" ]; do
+        run_unit "$next" "${units[$next]}" &
+        pending[$!]=$next
+        next=$((next + 1))
+        running=$((running + 1))
+    done
+    wait -n -p done_pid
+    running=$((running - 1))
+    report "${pending[$done_pid]}"
+    unset "pending[$done_pid]"
+done
+
+executed_total=0
+skipped_total=0
+failures_total=0
+for ((index = 0; index < total; index++)); do
+    read -r executed skipped failures < <(counts "$work/$index.log"; echo "")
+    executed_total=$((executed_total + ${executed:-0}))
+    skipped_total=$((skipped_total + ${skipped:-0}))
+    failures_total=$((failures_total + ${failures:-0}))
+done
+[ -n "$times" ] && sort -rn "$work/times" > "$times"
+elapsed=$(awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+
+echo "run-parallel.sh: the slowest units:"
+sort -rn "$work/times" | head -8 | awk '{ printf "    %7.2f s  %s\n", $1, $2 }'
+status=0
+if [ "${#failed_units[@]}" -gt 0 ]; then
+    status=1
+    echo "run-parallel.sh: ${#failed_units[@]} units failed; their output again:"
+    for index in "${failed_units[@]}"; do
+        echo "---- ${units[$index]}"
+        cat "$work/$index.log"
+    done
+fi
+if [ "$executed_total" -ne "${#all[@]}" ]; then
+    status=1
+    echo "run-parallel.sh: $executed_total tests executed, but the bundle lists ${#all[@]}"
+fi
+# Every listed test that neither passed nor was skipped failed: an assertion, a crash, a timeout, or it never ran.
+passed=$(cat "$work"/*.log | grep -c -E "^Test Case '.*' passed \(")
+skipped=$(cat "$work"/*.log | grep -c -E "^Test Case '.*' skipped \(")
+failed=$((${#all[@]} - passed - skipped))
+[ "$failed" = 0 ] || status=1
+echo "run-parallel.sh: $executed_total tests executed in $elapsed s, with $failures_total failures" \
+    "($skipped_total skipped)"
+echo "$passed passed, $failed failed, $skipped skipped"
+exit $status
