@@ -67,18 +67,13 @@ run: deps
 
 ## test: build and run every test (unit and integration, real binaries over real sockets), then the allocation and
 ## reference-counting guard again against a release subd (what ships). The tests but the guard run TEST_JOBS processes
-## at a time (Tests/run-parallel.sh: they mostly wait on sockets and timers) while the release subd builds at the
-## lowest priority; then the guard runs alone, against the debug subd and then the release one.
+## at a time (Tests/run-parallel.sh: most of them wait on sockets and timers; each failure's output is printed whole);
+## then the guard runs alone, against the debug subd and then the release one.
 TEST_JOBS ?= 6
 test: deps-test
 	$(SWIFT) build --build-tests
-	@bin="$$($(SWIFT) build --show-bin-path)"; \
-	echo "building the release subd in the background (log: .build/release-subd.log)"; \
-	nice -n 19 $(SWIFT) build -c release --product subd > .build/release-subd.log 2>&1 & build=$$!; \
-	Tests/run-parallel.sh "$$bin/subdPackageTests.xctest" --jobs $(TEST_JOBS) --skip '\.AllocationBudgetTests/' \
-		--times .build/test-times.txt; tests=$$?; \
-	if [ $$tests != 0 ]; then kill -INT $$build 2>/dev/null; wait $$build; exit $$tests; fi; \
-	wait $$build || { cat .build/release-subd.log; echo "the release build of subd failed"; exit 1; }
+	Tests/run-parallel.sh "$$($(SWIFT) build --show-bin-path)/subdPackageTests.xctest" --jobs $(TEST_JOBS) \
+		--skip '\.AllocationBudgetTests/' --times .build/test-times.txt
 	$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
 	$(MAKE) --no-print-directory alloc-guard-release
 

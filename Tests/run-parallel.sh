@@ -4,11 +4,11 @@
 # nats-server processes and mostly wait on sockets and timers), one test class of the other modules (in-process and
 # quick). Units known to take longest start first, so none of them is left to run alone at the end.
 #
-#   Tests/run-parallel.sh BUNDLE [--jobs N] [--skip REGEX] [--times FILE]
+#   Tests/run-parallel.sh BUNDLE [--jobs N] [--skip REGEX] [--times FILE] [--list]
 #
 # --skip leaves out the tests whose `Module.Class/method` matches the extended REGEX (e.g. the allocation guard,
 # which runs alone afterwards). --times FILE: each unit's seconds are written there (slowest first), and read back
-# from there to order the next run (the order below is the fallback).
+# from there to order the next run (the order below is the fallback). --list prints the units in order, runs none.
 #
 # Each unit's output goes to its own file; a unit that fails (a failed assertion, a crash, no test executed, or more
 # than UNIT_TIMEOUT seconds) has its whole output printed as soon as it ends and again, with every other failure, at
@@ -20,19 +20,24 @@ bundle=""
 jobs=6
 skip='^$'
 times=""
+list_only=false
 while [ $# -gt 0 ]; do
     case "$1" in
     --jobs) jobs=$2; shift 2 ;;
     --skip) skip=$2; shift 2 ;;
     --times) times=$2; shift 2 ;;
+    --list) list_only=true; shift ;;
     -*) echo "run-parallel.sh: unknown option $1" >&2; exit 64 ;;
     *) bundle=$1; shift ;;
     esac
 done
-[ -x "$bundle" ] || { echo "run-parallel.sh: no test bundle at '$bundle' (build with 'swift build --build-tests')" >&2; exit 64; }
+if [ ! -x "$bundle" ]; then
+    echo "run-parallel.sh: no test bundle at '$bundle' (build it with 'swift build --build-tests')" >&2
+    exit 64
+fi
 unit_timeout=${UNIT_TIMEOUT:-600}
 
-# Slowest first when there is no --times file from an earlier run (seconds measured serially in the debug build).
+# Slowest first when there is no --times file from an earlier run (the longest or busiest in the debug build).
 fallback_first=(
     IntegrationTests.ResetLeakTests/testThousandClientsResetMidCommandLeaveNoSessionBehind
     IntegrationTests.FlowControlTests/testSmallCommandsWithHugeRepliesArePausedMidRead
@@ -44,6 +49,10 @@ fallback_first=(
     SubscriptionNATSTests.KeyValueClusterTests/
     IntegrationTests.ClusterAckTests/
     IntegrationTests.ClusterRetainedTests/
+    SubscriptionWireTests.CoverageTests
+    SubscriptionProtocolTests.ParserLimitTests
+    SubscriptionCenterTests.IndexConsistencyTests
+    SubscriptionStateTests.LogReplayPropertyTests
     IntegrationTests.MetricsTests/testASlowClientIsClosedAfterFiveSeconds
     IntegrationTests.SystemdNotifyTests/
     IntegrationTests.FlowControlTests/
@@ -65,22 +74,19 @@ mapfile -t units < <(printf '%s\n' "${all[@]}" | awk -F'[./]' '
     !seen[$1 "." $2]++ { print $1 "." $2 }')
 
 # Order: by the times of an earlier run when there are any, else the fallback list first; the rest as listed.
-rank() {
-    local unit=$1 index=0 prefix
-    if [ -n "$times" ] && [ -s "$times" ]; then
-        awk -v unit="$unit" '$2 == unit { print -$1; found = 1; exit } END { if (!found) print 0 }' "$times"
-        return
-    fi
-    for prefix in "${fallback_first[@]}"; do
-        case "$unit" in "$prefix"*) echo "$((index - 1000))"; return ;; esac
-        index=$((index + 1))
-    done
-    echo 0
-}
-mapfile -t units < <(for unit in "${units[@]}"; do printf '%s\t%s\n' "$(rank "$unit")" "$unit"; done \
-    | sort -s -t$'\t' -k1,1g | cut -f2)
+if [ -n "$times" ] && [ -s "$times" ]; then
+    mapfile -t units < <(printf '%s\n' "${units[@]}" | awk 'NR == FNR { seconds[$2] = $1; next }
+        { printf "%s\t%d\t%s\n", (($0 in seconds) ? -seconds[$0] : 0), FNR, $0 }' "$times" - \
+        | sort -t$'\t' -k1,1g -k2,2n | cut -f3)
+else
+    mapfile -t units < <(printf '%s\n' "${units[@]}" | awk 'NR == FNR { first[++count] = $0; next }
+        { rank = 0; for (i = 1; i <= count; i++) if (index($0, first[i]) == 1) { rank = i - count - 1; break }
+          printf "%d\t%d\t%s\n", rank, FNR, $0 }' <(printf '%s\n' "${fallback_first[@]}") - \
+        | sort -t$'\t' -k1,1n -k2,2n | cut -f3)
+fi
 
 total=${#units[@]}
+if $list_only; then printf '%s\n' "${units[@]}"; exit 0; fi
 echo "run-parallel.sh: ${#all[@]} tests in $total processes, $jobs at a time"
 started=$(date +%s.%N)
 
@@ -94,18 +100,18 @@ run_unit() {
     echo "$status $(awk -v a="$begin" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" > "$work/$index.status"
 }
 
-# The executed, skipped and failed counts of a unit's log (its last `Executed` line is the whole process's).
+# The executed and failure counts of a unit's log: its last `Executed` line (the whole process's), e.g.
+# `Executed 3 tests, with 1 test skipped and 0 failures (0 unexpected) in ...`.
 counts() {
-    grep -E '^[[:space:]]*Executed [0-9]+ tests?, with' "$1" | tail -1 | sed -E \
-        -e 's/^[[:space:]]*Executed ([0-9]+) tests?, with (([0-9]+) tests? skipped and )?([0-9]+) failures?.*/\1 \3 \4/' \
-        | awk '{ print $1, ($3 == "" ? 0 : $2), ($3 == "" ? $2 : $3) }'
+    grep -E '^[[:space:]]*Executed [0-9]+ tests?, with' "$1" | tail -1 \
+        | sed -E 's/^[[:space:]]*Executed ([0-9]+) tests?, with (.* and )?([0-9]+) failures?.*/\1 \3/'
 }
 
 failed_units=()
 report() {
-    local index=$1 unit=${units[$1]} status seconds executed skipped failures
+    local index=$1 unit=${units[$1]} status seconds executed failures
     read -r status seconds < "$work/$index.status"
-    read -r executed skipped failures < <(counts "$work/$index.log"; echo "")
+    read -r executed failures < <(counts "$work/$index.log"; echo "")
     executed=${executed:-0}
     if [ "$status" != 0 ] || [ "$executed" = 0 ] || [ "${failures:-0}" != 0 ]; then
         failed_units+=("$index")
@@ -132,12 +138,10 @@ while [ "$next" -lt "$total" ] || [ "$running" -gt 0 ]; do
 done
 
 executed_total=0
-skipped_total=0
 failures_total=0
 for ((index = 0; index < total; index++)); do
-    read -r executed skipped failures < <(counts "$work/$index.log"; echo "")
+    read -r executed failures < <(counts "$work/$index.log"; echo "")
     executed_total=$((executed_total + ${executed:-0}))
-    skipped_total=$((skipped_total + ${skipped:-0}))
     failures_total=$((failures_total + ${failures:-0}))
 done
 [ -n "$times" ] && sort -rn "$work/times" > "$times"
@@ -163,7 +167,6 @@ passed=$(cat "$work"/*.log | grep -c -E "^Test Case '.*' passed \(")
 skipped=$(cat "$work"/*.log | grep -c -E "^Test Case '.*' skipped \(")
 failed=$((${#all[@]} - passed - skipped))
 [ "$failed" = 0 ] || status=1
-echo "run-parallel.sh: $executed_total tests executed in $elapsed s, with $failures_total failures" \
-    "($skipped_total skipped)"
+echo "run-parallel.sh: $executed_total tests executed in $elapsed s, with $failures_total failures"
 echo "$passed passed, $failed failed, $skipped skipped"
 exit $status

@@ -66,7 +66,9 @@ final class ChildProcess: @unchecked Sendable {
 
     /// ``stop(file:line:)`` for any process of ours, e.g. a subd started by a cluster test.
     static func stop(pid: Int32, file: StaticString = #filePath, line: UInt = #line) {
-        guard kill(pid, SIGSTOP) == 0 else { return XCTFail("SIGSTOP to \(pid): errno \(errno)", file: file, line: line) }
+        guard kill(pid, SIGSTOP) == 0 else {
+            return XCTFail("SIGSTOP to \(pid): errno \(errno)", file: file, line: line)
+        }
         let deadline = Date(timeIntervalSinceNow: 5)
         while Date() < deadline {
             if allThreadsStopped(pid) { return }
@@ -89,11 +91,25 @@ final class ChildProcess: @unchecked Sendable {
         }
     }
 
-    /// Writes `bytes` to the child's stdin and closes it.
+    /// Writes `bytes` to the child's stdin and closes it. A child that exits (or closes its stdin) before reading
+    /// them all, e.g. on a usage error, is no error here: the write then fails with EPIPE, and what the child did is
+    /// in its exit status and output.
     func writeStdinAndClose(_ bytes: [UInt8]) throws {
         guard let stdin else { throw HarnessError.process("\(label) was started without a stdin pipe") }
-        try stdin.write(contentsOf: Data(bytes))
+        do {
+            try stdin.write(contentsOf: Data(bytes))
+        } catch let error as NSError where Self.isBrokenPipe(error) {
+            try? stdin.close()
+            return
+        }
         try stdin.close()
+    }
+
+    /// True for EPIPE, also when Foundation wraps it (`NSUnderlyingErrorKey`).
+    private static func isBrokenPipe(_ error: NSError) -> Bool {
+        if error.domain == NSPOSIXErrorDomain && error.code == Int(EPIPE) { return true }
+        guard let underlying = error.userInfo[NSUnderlyingErrorKey] as? NSError else { return false }
+        return isBrokenPipe(underlying)
     }
 
     /// Waits for the child to exit; returns its exit status (or 128 + signal when killed), nil on timeout.
