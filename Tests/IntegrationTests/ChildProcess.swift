@@ -112,10 +112,14 @@ final class ChildProcess: @unchecked Sendable {
         return isBrokenPipe(underlying)
     }
 
-    /// Waits for the child to exit; returns its exit status (or 128 + signal when killed), nil on timeout.
+    /// Waits for the child to exit; returns its exit status (or 128 + signal when killed), nil on timeout. Once it
+    /// exited, also waits (2 s at most) until its stdout and stderr are read to their end, so `text` holds all it
+    /// wrote (a thread of ours reads each pipe, and may not have read the last lines when the exit is seen).
     func waitForExit(timeout: TimeInterval) -> Int32? {
         guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
         exited.signal()  // so later waits return at once too
+        stdout.waitForEnd(timeout: 2)
+        stderr.waitForEnd(timeout: 2)
         switch process.terminationReason {
         case .exit: return process.terminationStatus
         case .uncaughtSignal: return 128 + process.terminationStatus
