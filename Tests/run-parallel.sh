@@ -91,13 +91,41 @@ echo "run-parallel.sh: ${#all[@]} tests in $total processes, $jobs at a time"
 started=$(date +%s.%N)
 
 run_unit() {
-    local index=$1 unit=$2 begin end status
+    local index=$1 unit=$2 begin end status pid
     begin=$(date +%s.%N)
-    timeout -k 10 "$unit_timeout" "$bundle" "$unit" > "$work/$index.log" 2>&1
+    # The bundle runs with its own pid written down (bash execs it) and a marker in its environment that every
+    # process it starts inherits, so that what a unit killed for its time left behind can be found and ended.
+    RUN_PARALLEL_UNIT="$work/$index" timeout -k 10 "$unit_timeout" \
+        bash -c 'echo $$ > "$1"; exec "$2" "$3"' run-unit "$work/$index.pid" "$bundle" "$unit" \
+        > "$work/$index.log" 2>&1
     status=$?
     end=$(date +%s.%N)
-    [ "$status" = 124 ] && echo "run-parallel.sh: $unit killed after $unit_timeout s" >> "$work/$index.log"
+    if [ "$status" = 124 ] || [ "$status" = 137 ]; then
+        echo "run-parallel.sh: $unit killed after $unit_timeout s" >> "$work/$index.log"
+        clean_up_after "$index"
+    fi
     echo "$status $(awk -v a="$begin" -v b="$end" 'BEGIN { printf "%.2f", b - a }')" > "$work/$index.status"
+}
+
+# After a unit was killed (its tear-downs never ran): kills the processes it started (subd, subctl, nats-server...:
+# each in its own process group, so the kill of the unit did not reach them), found by the marker in their
+# environment, and deletes the network namespaces and links it made (named after its pid: NetworkNamespace.swift).
+clean_up_after() {
+    local index=$1 environ pid name
+    for environ in /proc/[0-9]*/environ; do
+        if tr '\0' '\n' < "$environ" 2>/dev/null | grep -qxF "RUN_PARALLEL_UNIT=$work/$index"; then
+            pid=${environ#/proc/}
+            kill -KILL "${pid%/environ}" 2>/dev/null
+        fi
+    done
+    pid=$(cat "$work/$index.pid" 2>/dev/null) || return 0
+    [ -n "$pid" ] && command -v ip > /dev/null || return 0
+    for name in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^subd-it-$pid-[0-9]+$"); do
+        ip netns delete "$name" 2>/dev/null
+    done
+    for name in $(ip -o link show 2>/dev/null | awk -F': ' '{ print $2 }' | sed 's/@.*//' | grep -E "^sk${pid}h[0-9]+$"); do
+        ip link delete "$name" 2>/dev/null
+    done
 }
 
 # The executed and failure counts of a unit's log: its last `Executed` line (the whole process's), e.g.
