@@ -123,7 +123,8 @@ clean_up_after() {
     for name in $(ip netns list 2>/dev/null | awk '{ print $1 }' | grep -E "^subd-it-$pid-[0-9]+$"); do
         ip netns delete "$name" 2>/dev/null
     done
-    for name in $(ip -o link show 2>/dev/null | awk -F': ' '{ print $2 }' | sed 's/@.*//' | grep -E "^sk${pid}h[0-9]+$"); do
+    for name in $(ip -o link show 2>/dev/null | awk -F': ' '{ print $2 }' | sed 's/@.*//' \
+        | grep -E "^sk${pid}h[0-9]+$"); do
         ip link delete "$name" 2>/dev/null
     done
 }
