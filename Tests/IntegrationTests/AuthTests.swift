@@ -66,8 +66,8 @@ final class AuthTests: IntegrationTestCase {
         guard case .status = try other.command("HELLO token=s3cret") else { return XCTFail("right token refused") }
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.4, "not slowed by the other's failures")
         XCTAssertEqual(try stats(other)["auth_failures"], "2")
-        XCTAssertTrue(daemon.log.contains("HELLO failed"), daemon.log)
-        XCTAssertTrue(daemon.log.contains("address=127.0.0.1:"), daemon.log)
+        assertOutput(daemon.child.stderr, contains: "HELLO failed")
+        assertOutput(daemon.child.stderr, contains: "address=127.0.0.1:")
         guard case .status = try client.command("HELLO token=s3cret") else { return XCTFail("then the right one") }
         XCTAssertEqual(try client.command("SUB N"), .ok())
     }

@@ -69,7 +69,7 @@ final class ClusterAckTests: ClusterTestCase {
 
         // node3's subd stopped: it cannot confirm, so node1 answers at the timeout with node2's count.
         let node3 = nodes[2].child.pid
-        XCTAssertEqual(kill(node3, SIGSTOP), 0)
+        ChildProcess.stop(pid: node3)
         var continued = false
         defer { if !continued { kill(node3, SIGCONT) } }
         let started = Date()
@@ -102,7 +102,7 @@ final class ClusterAckTests: ClusterTestCase {
         try eventually("node2's queue subscription reached node1's NATS server", timeout: 10) {
             try knowsQueue(natsServers[0], "subd.m.ACK.N", "g", count: 1)
         }
-        XCTAssertEqual(kill(node3, SIGSTOP), 0)
+        ChildProcess.stop(pid: node3)
         XCTAssertEqual(try publisher.command("SEND ACK.N grouped"), .ok("3"), "node2's 2 and its group member")
         XCTAssertEqual(kill(node3, SIGCONT), 0)
         XCTAssertEqual(try member.nextMessage().payload, Array("grouped".utf8))

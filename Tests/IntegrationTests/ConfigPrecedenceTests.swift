@@ -88,7 +88,7 @@ final class ConfigPrecedenceTests: IntegrationTestCase {
         let child = try ChildProcess(
             executable: try BinaryLocator.executable("subd"), arguments: ["--no-such-option"], label: "subd")
         XCTAssertEqual(child.waitForExit(timeout: 10), 64)
-        XCTAssertTrue(child.stderr.text.contains("unknown option '--no-such-option'"), child.stderr.text)
+        assertOutput(child.stderr, contains: "unknown option '--no-such-option'")
     }
 
     /// Runs subd with a config file that should make it refuse to start; returns its exit status and stderr lines.

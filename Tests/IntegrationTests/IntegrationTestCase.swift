@@ -218,3 +218,19 @@ class IntegrationTestCase: XCTestCase {
         return values
     }
 }
+
+extension XCTestCase {
+    /// Asserts that `output` (a child's stderr, e.g. `daemon.child.stderr`) shows `text` within `timeout` seconds. A
+    /// thread of ours reads the child's pipe, so a line the child wrote just before a reply (or before it exited)
+    /// may not have been read yet when the reply (or the exit) is seen.
+    func assertOutput(
+        _ output: OutputCollector, contains text: String, timeout: TimeInterval = 5,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
+        do {
+            try output.waitFor(substring: text, timeout: timeout)
+        } catch {
+            XCTFail("\(error)", file: file, line: line)
+        }
+    }
+}

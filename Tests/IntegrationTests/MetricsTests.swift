@@ -178,7 +178,7 @@ final class MetricsTests: IntegrationTestCase {
             environment: Daemon.environment(["SUBD_METRICS_LISTEN": "127.0.0.1"]), label: "subd")
         defer { child.kill9IfRunning() }
         XCTAssertEqual(child.waitForExit(timeout: 10), 78)
-        XCTAssertTrue(child.stderr.text.contains("metrics_listen: '127.0.0.1' has no port"), child.stderr.text)
+        assertOutput(child.stderr, contains: "metrics_listen: '127.0.0.1' has no port")
     }
 
     /// A metrics address that cannot be bound stops subd at start with a line that names the key.

@@ -53,6 +53,9 @@ final class NetworkNamespace {
         name = "subd-it-\(pid)-\(sequence)"
         hostInterface = "sk\(pid)h\(sequence)"
         namespaceInterface = "sk\(pid)n\(sequence)"
+        // Test processes run side by side (Tests/run-parallel.sh): one at a time picks a free subnet and takes it.
+        let lock = try Self.lockSubnets()
+        defer { close(lock) }
         let subnet = try Self.unusedSubnet()
         hostAddress = "\(subnet).1"
         namespaceAddress = "\(subnet).2"
@@ -84,6 +87,21 @@ final class NetworkNamespace {
     func remove() {
         _ = try? IPRoute2.run(["ip", "netns", "delete", name])
         _ = try? IPRoute2.run(["ip", "link", "delete", hostInterface])
+    }
+
+    /// An exclusive lock (flock) shared by every test process of this machine, held while a namespace picks its
+    /// subnet and puts its address on its link; released when the returned descriptor is closed.
+    private static func lockSubnets() throws -> Int32 {
+        let fd = open("/tmp/subd-it-netns.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0o666)
+        guard fd >= 0 else { throw HarnessError.system("open /tmp/subd-it-netns.lock", errno) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                let error = errno
+                close(fd)
+                throw HarnessError.system("flock /tmp/subd-it-netns.lock", error)
+            }
+        }
+        return fd
     }
 
     /// The first three octets of a 10.213.x.0/30 that no interface has an address in (`ip -4 -o addr`).

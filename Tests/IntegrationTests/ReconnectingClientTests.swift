@@ -238,7 +238,7 @@ final class ReconnectingClientTests: IntegrationTestCase {
         options.connectTimeout = .milliseconds(400)
         let client = try await ReconnectingClient.connect(to: endpoint(daemon), options: options)
         let other = try await ReconnectingClient.connect(to: endpoint(daemon), options: options)
-        daemon.child.send(signal: SIGSTOP)
+        daemon.child.stop()
         defer { daemon.child.send(signal: SIGCONT) }
         let clock = ContinuousClock()
         let start = clock.now

@@ -44,7 +44,8 @@ final class ResetLeakTests: IntegrationTestCase {
             let handshake = (batchStart / batchSize) % 2 == 0
             var batch: [LineClient] = []
             for index in batchStart..<min(total, batchStart + batchSize) {
-                let client = try LineClient.connect(port: daemon.port, label: "storm client \(index)")
+                // A generous read timeout: a debug subd on a busy machine may take seconds to get through a batch.
+                let client = try LineClient.connect(port: daemon.port, label: "storm client \(index)", timeout: 30)
                 batch.append(client)
                 guard handshake else { continue }
                 do {

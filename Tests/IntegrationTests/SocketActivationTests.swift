@@ -39,7 +39,7 @@ final class SocketActivationTests: XCTestCase {
         let unix = try LineClient.connect(unixPath: passedPath)
         XCTAssertEqual(try unix.command("LIST"), .list(["A 0"]))
         XCTAssertEqual(try tcp.command("PUB A 2\nhi"), .ok("0"))
-        XCTAssertTrue(child.stderr.text.contains("names=tcp,unix"), child.stderr.text)
+        assertOutput(child.stderr, contains: "names=tcp,unix")
 
         // Every listening socket subd holds is one systemd passed; the configured ones were never bound.
         XCTAssertEqual(try Self.listeningSockets(of: child.pid), ["tcp 127.0.0.1:\(port)", "unix \(passedPath)"])
@@ -70,7 +70,7 @@ final class SocketActivationTests: XCTestCase {
             }
         }
         XCTAssertEqual(child.waitForExit(timeout: 10), 1, child.stderr.text)
-        XCTAssertTrue(child.stderr.text.contains("is not a listening stream socket"), child.stderr.text)
+        assertOutput(child.stderr, contains: "is not a listening stream socket")
     }
 
     // MARK: Helpers

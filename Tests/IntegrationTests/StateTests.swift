@@ -50,7 +50,7 @@ final class StateTests: IntegrationTestCase {
         kill9(first)
 
         let second = try startDaemon(config(directory))
-        XCTAssertTrue(second.log.contains("3 numbers"), second.log)
+        assertOutput(second.child.stderr, contains: "3 numbers")
         let reader = try connect(second, "after the restart")
         XCTAssertEqual(
             try reader.command("LIST > kind"),
@@ -125,7 +125,7 @@ final class StateTests: IntegrationTestCase {
         try Data(bytes.dropLast(3)).write(to: log)
 
         let second = try startDaemon(config(directory))
-        XCTAssertTrue(second.log.contains("torn"), second.log)
+        assertOutput(second.child.stderr, contains: "torn")
         let reader = try connect(second)
         XCTAssertEqual(try reader.command("LIST"), .list(["KEPT 0"]))
         XCTAssertEqual(try reader.command("CREATE AFTER"), .ok("created"), "the log goes on after the cut")
@@ -150,7 +150,7 @@ final class StateTests: IntegrationTestCase {
             Thread.sleep(forTimeInterval: 0.1)
         }
         XCTAssertLessThan(size, 100_000, "400 values of 4 KB (1.6 MB) compacted to the one that counts")
-        XCTAssertTrue(first.log.contains("log compacted"), first.log)
+        assertOutput(first.child.stderr, contains: "log compacted")
         XCTAssertEqual(first.stop(), 0)
 
         let second = try startDaemon(config(directory))
@@ -238,7 +238,7 @@ final class StateTests: IntegrationTestCase {
         XCTAssertEqual(try client.command("LIST"), .list(["PLAIN 1", "R 0"]), "nothing changed")
         XCTAssertEqual(try client.command("SEND PLAIN still"), .ok("1"), "plain numbers go on")
         XCTAssertEqual(try client.nextMessage().text, "still")
-        XCTAssertTrue(daemon.log.contains("critical"), daemon.log)
+        assertOutput(daemon.child.stderr, contains: "critical")
     }
 
     func testEverySavedNumberComesBackEvenOverALoweredMaxNumbers() throws {
@@ -251,7 +251,7 @@ final class StateTests: IntegrationTestCase {
         var lowered = config(directory)
         lowered.maxNumbers = 2
         let second = try startDaemon(lowered)
-        XCTAssertTrue(second.log.contains("more numbers were restored than max_numbers allows"), second.log)
+        assertOutput(second.child.stderr, contains: "more numbers were restored than max_numbers allows")
         let reader = try connect(second)
         XCTAssertEqual(try reader.command("LIST"), .list(["A 0", "B 0", "C 0"]))
         assertError(try reader.command("CREATE D"), "LIMIT", "over max_numbers")

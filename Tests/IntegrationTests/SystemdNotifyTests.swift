@@ -111,7 +111,7 @@ final class SystemdNotifyTests: IntegrationTestCase {
         try notify.waitFor("RELOADING", value: "1")
         try notify.waitFor("READY", value: "1")
         try daemon.child.stderr.waitFor(substring: "reload refused", timeout: 5)
-        XCTAssertTrue(daemon.log.contains("max_line: must be a whole number, got 'abc'"), daemon.log)
+        assertOutput(daemon.child.stderr, contains: "max_line: must be a whole number, got 'abc'")
         XCTAssertEqual(try listCounts(client), ["A": 0], "nothing of the refused file may apply")
 
         // Numbers that would pass max_numbers: all or nothing, so not even the first new one is created.
@@ -169,7 +169,7 @@ final class SystemdNotifyTests: IntegrationTestCase {
         let gaps = zip(pings.dropFirst(), pings).map { ($0 - $1) / .seconds(1) }.sorted()
         let median = gaps[gaps.count / 2]
         XCTAssertTrue((0.22...0.4).contains(median), "WATCHDOG=1 every \(median) s, not about 0.3 s: \(gaps)")
-        XCTAssertTrue(daemon.log.contains("watchdog"), daemon.log)
+        assertOutput(daemon.child.stderr, contains: "watchdog")
     }
 
     func testNoWatchdogWhenItIsForAnotherProcess() throws {

@@ -174,7 +174,7 @@ final class TLSTests: IntegrationTestCase {
         try "not a certificate\n".write(toFile: files.path("server.crt"), atomically: true, encoding: .utf8)
         daemon.child.send(signal: SIGHUP)
         try daemon.child.stderr.waitFor(substring: "reload refused", timeout: 10)
-        XCTAssertTrue(daemon.log.contains("tls_cert"), daemon.log)
+        assertOutput(daemon.child.stderr, contains: "tls_cert")
         // The renewed context stays in force (the client trusts the renewed certificate, read back before).
         let third = try TLSClient(port: port, label: "after bad reload")
         tlsClients.append(third)
