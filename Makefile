@@ -70,7 +70,7 @@ run: deps
 ## at a time (Tests/run-parallel.sh: most of them wait on sockets and timers; each failure's output is printed whole);
 ## then the guard runs alone, against the debug subd and then the release one.
 TEST_JOBS ?= 6
-test: deps-test
+test: deps-test lint
 	$(SWIFT) build --build-tests
 	Tests/run-parallel.sh "$$($(SWIFT) build --show-bin-path)/subdPackageTests.xctest" --jobs $(TEST_JOBS) \
 		--skip '\.AllocationBudgetTests/' --times .build/test-times.txt
