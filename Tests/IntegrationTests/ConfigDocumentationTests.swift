@@ -15,18 +15,8 @@ final class ConfigDocumentationTests: XCTestCase {
 
     /// The keys the file sets load as they are (so the defaults shown are values subd takes).
     func testConfigFileStartsSubd() throws {
-        let child = try ChildProcess(
-            executable: try BinaryLocator.executable("subd"),
-            arguments: ["--config", Self.configFile.path, "--listen", "127.0.0.1:0"],
-            environment: Daemon.environment(["STATE_DIRECTORY": String?.none]), label: "subd")
-        defer { child.kill9IfRunning() }
-        do {
-            try child.stderr.waitFor(substring: "listening on tcp 127.0.0.1:", timeout: 10)
-        } catch {
-            return XCTFail("subd did not start with config/subd.yaml: \(error)\n\(child.stderr.text)")
-        }
-        child.send(signal: SIGTERM)
-        XCTAssertEqual(child.waitForExit(timeout: 10), 0)
+        try assertSubdStarts(
+            config: Self.configFile, environment: ["STATE_DIRECTORY": String?.none], "config/subd.yaml")
     }
 
     /// The check itself catches a wrong default, a key gone from the file, an unknown key and a key shown twice.
