@@ -175,7 +175,7 @@ let package = Package(
         // are killed and started again. The dependency also makes `swift test` build the binaries first.
         // AllocationBudget.txt is read from the source tree (next to AllocationBudgetTests.swift), not bundled.
         .testTarget(
-            name: "IntegrationTests", dependencies: ["SubscriptionClient", "TestSupport"],
+            name: "IntegrationTests", dependencies: ["SubscriptionClient", "SubscriptionWire", "TestSupport"],
             exclude: ["AllocationBudget.txt"]
         ),
     ]
