@@ -3,9 +3,10 @@ import PackageDescription
 
 /// No target carries `unsafeFlags`: SwiftPM refuses them in any package used through a version requirement, and every
 /// library product here is meant to be used that way (docs/SWIFT.md). Release speed comes from the sources instead:
-/// the center's and the parser's hot entry points are `@inlinable`, and the few stored properties that every delivery
-/// touches on the server's serial queue are `@exclusivity(unchecked)`, each with its invariant stated
-/// (docs/ARCHITECTURE.md, Build settings and speed). Debug builds, which `make test` runs, check everything else.
+/// the center is `@inlinable` (so the server specializes it for its message type), and the stored properties that
+/// every command or delivery touches skip the exclusivity checks in release builds only (`#if !DEBUG
+/// @exclusivity(unchecked)`), each class stating the invariant (docs/ARCHITECTURE.md, Build settings and speed).
+/// Debug builds, which `make test` runs, keep every check.
 let package = Package(
     name: "subd",
     platforms: [.macOS(.v15)],

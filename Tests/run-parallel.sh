@@ -64,8 +64,15 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/subd-tests.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 listing=$("$bundle" --list-tests) || { echo "run-parallel.sh: $bundle --list-tests failed" >&2; exit 1; }
-mapfile -t all < <(printf '%s\n' "$listing" | grep -E '^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/[A-Za-z0-9_]+$' \
-    | grep -Ev -- "$skip")
+# A listed test whose name this script cannot take apart would never run: say so and stop, rather than pass without it.
+test_name='^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/[A-Za-z0-9_]+$'
+odd=$(printf '%s\n' "$listing" | grep -v '^[[:space:]]*$' | grep -Ev "$test_name")
+if [ -n "$odd" ]; then
+    echo "run-parallel.sh: $bundle lists tests this script cannot run one by one (ASCII names only):" >&2
+    printf '    %s\n' "$odd" >&2
+    exit 1
+fi
+mapfile -t all < <(printf '%s\n' "$listing" | grep -E "$test_name" | grep -Ev -- "$skip")
 [ "${#all[@]}" -gt 0 ] || { echo "run-parallel.sh: no tests listed by $bundle" >&2; exit 1; }
 
 # The units: a method of the process-starting modules, a class of the others.
@@ -113,7 +120,7 @@ run_unit() {
 clean_up_after() {
     local index=$1 environ pid name
     for environ in /proc/[0-9]*/environ; do
-        if tr '\0' '\n' < "$environ" 2>/dev/null | grep -qxF "RUN_PARALLEL_UNIT=$work/$index"; then
+        if { tr '\0' '\n' < "$environ"; } 2>/dev/null | grep -qxF "RUN_PARALLEL_UNIT=$work/$index"; then
             pid=${environ#/proc/}
             kill -KILL "${pid%/environ}" 2>/dev/null
         fi
@@ -153,6 +160,16 @@ report() {
 next=0
 running=0
 declare -A pending=()
+# Ctrl-C or SIGTERM: the units run under `timeout`, each in a process group of its own that a terminal's Ctrl-C does
+# not reach, so they are ended here, with everything they started; then the run fails.
+interrupted() {
+    trap - INT TERM
+    echo "run-parallel.sh: interrupted: ending the ${#pending[@]} running units" >&2
+    for index in "${pending[@]}"; do clean_up_after "$index"; done
+    wait
+    exit 130
+}
+trap interrupted INT TERM
 while [ "$next" -lt "$total" ] || [ "$running" -gt 0 ]; do
     while [ "$running" -lt "$jobs" ] && [ "$next" -lt "$total" ]; do
         run_unit "$next" "${units[$next]}" &

@@ -11,6 +11,8 @@
 #    placeholder replaced by the clone's file:// URL); every other ```swift block becomes a function of its own file
 #    (imports moved to the top of the file, `#sourceLocation` pointing at docs/SWIFT.md, so compiler errors name the
 #    docs' lines); Tests/Consumer/*.swift is the program that runs them and checks both libraries.
+#    Every library product, also those the consumer does not use, is checked for `unsafeFlags` in its targets
+#    (scripts/check-products.py on `swift package dump-package`).
 # 3. Builds it in a scratch directory (the dependencies come from SwiftPM's shared cache), starts BIN_DIR/subd on
 #    127.0.0.1 port 0, and runs `check` (NotificationHub in process, SubscriptionClient against subd), then each
 #    ```swift block (not those marked ```swift no-run), each in its own process; a ```text block that comes right
@@ -130,6 +132,11 @@ cp "$root"/Tests/Consumer/*.swift "$package/Sources/$target/"
     while read -r n _ _; do echo "    docBlock$n,"; done < "$package/blocks/blocks.txt"
     echo "]"
 } > "$package/Sources/$target/DocBlocks.swift"
+
+# The consumer builds two of the library products for real; every library product, the others too, must be free of
+# unsafeFlags for SwiftPM to take it by version.
+"$swift" package dump-package --package-path "$root" | python3 "$root/scripts/check-products.py" \
+    || fail "a library product cannot be used by version (see above)"
 
 echo "consumer-test: building a package that depends on subd $version (a clone of ${commit:0:12}) and" \
     "$(wc -l < "$package/blocks/blocks.txt") blocks of docs/SWIFT.md"

@@ -63,12 +63,16 @@ extension CommandParser {
             do {
                 try Names.check(numberBytes, allowWildcards: false)
             } catch {
+                failedVerb = .pub
                 return .failure(Self.invalidName("number", numberBytes, error))
             }
             number = String(decoding: numberBytes, as: UTF8.self)
             numberCache.insert(number)
         }
-        if let infoError { return .failure(infoError) }
+        if let infoError {
+            failedVerb = .pub
+            return .failure(infoError)
+        }
         return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
     }
 

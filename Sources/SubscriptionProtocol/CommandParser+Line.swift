@@ -26,6 +26,13 @@ struct LineParser {
 
 extension LineParser {
     /// Parses the command line in `buffer[content]` (LF and CR already dropped).
+    /// The verb that `content`'s first word spells, or nil.
+    func verb(of content: Range<Int>) -> Verb? {
+        var line = LineReader(bytes: buffer, position: content.lowerBound, end: content.upperBound)
+        guard let verbRange = line.word() else { return nil }
+        return Verb.find(buffer, verbRange)
+    }
+
     func parseLine(_ content: Range<Int>) -> LineOutcome {
         var line = LineReader(bytes: buffer, position: content.lowerBound, end: content.upperBound)
         // Only a line that starts with a space or a CR can be blank: a command's line is not scanned for that.

@@ -101,6 +101,10 @@ public struct CommandParser {
     var pendingInfoError: ProtocolError?
     /// The numbers of the last `PUB`s, checked: a `PUB` to the same bytes reuses its String.
     var numberCache = NumberCache()
+    /// The verb of the line that the latest `.failure` of ``next()`` came from; nil when the line's first word is no
+    /// verb (`UNKNOWN`). The server answers an unauthenticated session's malformed command by it: `AUTH`, unless the
+    /// verb is one allowed before authentication.
+    public internal(set) var failedVerb: Verb?
 
     /// Makes an empty parser enforcing `limits`.
     public init(limits: ProtocolLimits = ProtocolLimits()) {
@@ -144,6 +148,7 @@ public struct CommandParser {
                         return .success(command)
                     case .failure(let error):
                         if error.closesConnection { return fail(error) }
+                        failedVerb = LineParser(buffer: buffer, limits: limits).verb(of: span.content)
                         readIndex = span.end
                         return .failure(error)
                     case .publishHeader(let number, let count, let info):

@@ -1,5 +1,6 @@
-/// The command verbs, recognized case-insensitively from raw bytes.
-enum Verb: CaseIterable, Sendable {
+/// The command verbs, recognized case-insensitively from raw bytes. Public for ``CommandParser/failedVerb``: the
+/// server answers a malformed command of an unauthenticated session by its verb (docs/PROTOCOL.md, Order of checks).
+public enum Verb: CaseIterable, Sendable {
     // In the order they are tried: the busiest first.
     case pub, send, ping, sub, unsub, get, hello, create, remove, list, stats, quit
 

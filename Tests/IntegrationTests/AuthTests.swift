@@ -16,6 +16,25 @@ final class AuthTests: IntegrationTestCase {
         XCTAssertEqual(try client.command("SUB N"), .ok())
     }
 
+    /// Before authentication a malformed command is `AUTH` too (the contract: every command but HELLO, PING and QUIT),
+    /// whatever else is wrong with it: a bad name, a bad argument, an unknown verb, a PUB's bad number or info pair
+    /// (its payload is read, so the next command is in step). A malformed HELLO is still `PROTO`, and once
+    /// authenticated the same lines get their own errors.
+    func testMalformedCommandsBeforeAuthenticationAreAuth() throws {
+        let daemon = try startDaemon(config)
+        let client = try connect(daemon)
+        let malformed = ["SUB a..b", "SUB N bogus", "LIST a..b", "FROB N", "CREATE", "UNSUB"]
+        for line in malformed { assertError(try client.command(line), "AUTH", "\(line) before HELLO") }
+        try client.send("PUB a..b 2\nhi\nPUB N 2 bad\nhi\nPING\n")
+        assertError(try client.readReply(), "AUTH", "PUB to a bad number before HELLO")
+        assertError(try client.readReply(), "AUTH", "PUB with a bad info pair before HELLO")
+        XCTAssertEqual(try client.readReply(), .status("PONG"), "in step after both payloads")
+        assertError(try client.command("HELLO bogus"), "PROTO", "a malformed HELLO")
+        guard case .status = try client.command("HELLO token=s3cret") else { return XCTFail("right token refused") }
+        assertError(try client.command("SUB a..b"), "NAME", "after HELLO")
+        assertError(try client.command("FROB N"), "UNKNOWN", "after HELLO")
+    }
+
     /// Regression: with auth_token set, HELLO without a token was refused even after authenticating, so a client
     /// could not change its name.
     func testAuthenticatedClientMayRenameItself() throws {

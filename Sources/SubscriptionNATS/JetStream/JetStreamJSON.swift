@@ -77,8 +77,8 @@ enum JetStreamJSON {
 
     /// `"republish": {"src": "$KV.b.>", "dest": "subd.kv.b.>"}`.
     struct Republish: Codable, Equatable {
-        /// The stream subjects whose stored writes are republished.
-        var src: String
+        /// The stream subjects whose stored writes are republished (nats-server may leave it out: `omitempty`).
+        var src: String?
         /// Where: `dest` with the subject's tokens after `src`'s wildcard.
         var dest: String
     }

@@ -5,7 +5,7 @@ import SubscriptionWire
 /// `handle__*`): a command the session may not send is answered with the error thrown here, and changes nothing.
 ///
 /// - With `auth_token` or `users` set, only `HELLO`, `PING` and `QUIT` until `HELLO` has authenticated the session
-///   (`AUTH`).
+///   (`AUTH`), malformed commands included (``screen(_:verb:for:)``).
 /// - A user's session (docs/PROTOCOL.md, Users and permissions) may `CREATE`/`REMOVE` only with the right,
 ///   `PUB`/`SEND` only to numbers its publish patterns permit, `SUB` only patterns whose every number its subscribe
 ///   patterns permit, and `GET` only numbers it may subscribe to (`DENIED`; a PUB's payload was read already).
@@ -17,7 +17,7 @@ enum CommandPolicy {
         if !session.isAuthenticated {
             switch command {
             case .hello, .ping, .quit: break
-            default: throw ProtocolError(.auth, "authentication required: send HELLO token=<secret> first")
+            default: throw authenticationRequired
             }
         }
         switch command {
@@ -40,6 +40,22 @@ enum CommandPolicy {
             return
         }
     }
+
+    /// The error to answer for a malformed command (`error`, from the parser; `verb`, its line's verb, nil when the
+    /// verb is unknown): before authentication, every command but `HELLO`, `PING` and `QUIT` is `AUTH`, malformed or
+    /// not (docs/PROTOCOL.md, Order of checks); an error that closes the connection (`TOOBIG`, a broken payload frame)
+    /// stays what it is.
+    static func screen(_ error: ProtocolError, verb: Verb?, for session: Session) -> ProtocolError {
+        guard !session.isAuthenticated, !error.closesConnection else { return error }
+        switch verb {
+        case .hello, .ping, .quit: return error
+        default: return authenticationRequired
+        }
+    }
+
+    /// What a session that has not authenticated gets for a command it may not send yet.
+    private static let authenticationRequired = ProtocolError(
+        .auth, "authentication required: send HELLO token=<secret> first")
 
     private static func checkNotSystem(_ number: String) throws(ProtocolError) {
         if Names.isSystem(number) {

@@ -401,8 +401,9 @@ final class Session: Customer, @unchecked Sendable {
             switch consume result {
             case .success(let command):
                 owner.run(command, for: self)
-            case .failure(let error):
+            case .failure(let parsed):
                 loop.traffic.protocolErrors += 1
+                let error = CommandPolicy.screen(parsed, verb: parser.failedVerb, for: self)
                 queueError(error)
                 if error.closesConnection {
                     owner.sessionFailed(self, with: error)
