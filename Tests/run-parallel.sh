@@ -64,9 +64,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/subd-tests.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
 listing=$("$bundle" --list-tests) || { echo "run-parallel.sh: $bundle --list-tests failed" >&2; exit 1; }
-# A listed test whose name this script cannot take apart would never run: say so and stop, rather than pass without it.
+# A listed test (`Module.Class/method`; the listing has a header line too) whose name this script cannot take apart
+# would never run: say so and stop, rather than pass without it.
 test_name='^[A-Za-z0-9_]+\.[A-Za-z0-9_]+/[A-Za-z0-9_]+$'
-odd=$(printf '%s\n' "$listing" | grep -v '^[[:space:]]*$' | grep -Ev "$test_name")
+odd=$(printf '%s\n' "$listing" | grep -E '^[^[:space:]]+/[^[:space:]]+$' | grep -Ev "$test_name")
 if [ -n "$odd" ]; then
     echo "run-parallel.sh: $bundle lists tests this script cannot run one by one (ASCII names only):" >&2
     printf '    %s\n' "$odd" >&2
