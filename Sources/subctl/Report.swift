@@ -26,7 +26,12 @@ enum Report {
     ) -> ExitCode {
         switch error {
         case .connectFailed(let target, let reason):
-            Report.error("cannot connect to \(target): \(reason) (is subd running?)")
+            // A TLS failure means subd answered: the hint is about trust, not about whether it runs.
+            let hint =
+                !reason.hasPrefix("TLS:")
+                ? "is subd running?"
+                : reason.contains("certificate") ? "--ca names the CA that signed subd's certificate" : nil
+            Report.error("cannot connect to \(target): \(reason)" + (hint.map { " (\($0))" } ?? ""))
             return unavailable
         case .connectionLost:
             Report.error("lost the connection to \(endpoint)")

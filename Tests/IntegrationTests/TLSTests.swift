@@ -211,6 +211,8 @@ final class TLSTests: IntegrationTestCase {
         let untrusted = try Subctl.run(["ping", "--server", server, "--tls"])
         XCTAssertEqual(untrusted.status, 69, "\(untrusted)")
         XCTAssertTrue(untrusted.stderr.contains("self-signed certificate"), untrusted.stderr)
+        XCTAssertTrue(untrusted.stderr.contains("(--ca names the CA that signed subd's certificate)"), untrusted.stderr)
+        XCTAssertFalse(untrusted.stderr.contains("is subd running"), "subd answered: \(untrusted.stderr)")
         let wrongName = try Subctl.run(["ping", "--server", "127.0.0.1:\(port)"] + trust)
         XCTAssertEqual(wrongName.status, 69, "\(wrongName)")
         XCTAssertTrue(wrongName.stderr.contains("IP address mismatch"), wrongName.stderr)
