@@ -93,7 +93,7 @@ format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_FILES)
 
 ## lint: fail on a Swift file that `make format` would change or that breaks one of .swift-format's rules, and on any
-## line of a Swift file over 120 columns (swift-format leaves long comments and strings alone); `make test` runs it first
+## line of a Swift file over 120 bytes (swift-format leaves long comments and strings alone); `make test` runs it first
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel $(SWIFT_FILES)
 	@python3 scripts/check-line-length.py 120 $(SWIFT_FILES)

@@ -44,7 +44,8 @@ final class StateRoundTripTests: StateDirectoryTestCase {
         XCTAssertEqual(
             state.numbers,
             [
-                StoredNumber(name: "SCIENCE.physics", kind: .retained), StoredNumber(name: "Ünï.cöde", kind: .retained),
+                StoredNumber(name: "SCIENCE.physics", kind: .retained),
+                StoredNumber(name: "Ünï.cöde", kind: .retained),
                 StoredNumber(name: "SCIENCE", kind: .plain),
             ])
         XCTAssertEqual(

@@ -3,9 +3,9 @@
 /// ``NATSClient`` performs the actions it returns, in order.
 ///
 /// ```
-/// idle ──start──▶ connecting ──socketOpened──▶ awaitingInfo ──INFO──▶ awaitingPong ──PONG──▶ connected
-///                     ▲        (CONNECT and PING sent on INFO)                                   │
-///                     └── reconnectTimerFired ◀── waitingToReconnect ◀── lost (any failure) ◀──┘
+/// idle --start--> connecting --socketOpened--> awaitingInfo --INFO--> awaitingPong --PONG--> connected
+///                     ^        (CONNECT and PING sent on INFO)                                   |
+///                     +-- reconnectTimerFired <-- waitingToReconnect <-- lost (any failure) <----+
 /// ```
 /// A failure at any step (connect error, timeout, `-ERR` during the handshake, EOF, a protocol error, too many
 /// unanswered PINGs) leads to the next server of the ``NATSServerPool`` (configured ones, then those INFO
