@@ -24,7 +24,7 @@ enum ClusterConfig {
     /// The block's fields as read so far; a field left out keeps the value it starts with, its default.
     struct Draft {
         var servers: [NATSServerAddress] = []
-        var node: String?
+        var node = ""
         var user: String?
         var password: String?
         var token: String?
@@ -38,7 +38,10 @@ enum ClusterConfig {
     /// The fields of the block, in the order config/subd.yaml documents them, each with its default and how it is
     /// read.
     static let fields: [ConfigField<Draft>] = [
-        ConfigField("servers", "a list of nats://HOST:PORT", .unset("required")) {
+        ConfigField(
+            "servers", "a list of nats://HOST:PORT",
+            missing: "must list the NATS servers to join through (nats://host:port)"
+        ) {
             node, draft, fail throws(ConfigurationError) in
             guard let list = node.sequence, !list.isEmpty else {
                 throw fail("must list the NATS servers to join through (nats://host:port)")
@@ -54,7 +57,9 @@ enum ClusterConfig {
                 }
             }
         },
-        ConfigField("node", "1 to 64 letters, digits, _ and -", .unset("required")) {
+        ConfigField(
+            "node", "1 to 64 letters, digits, _ and -", missing: "must name this node (letters, digits, _ and -)"
+        ) {
             node, draft, fail throws(ConfigurationError) in
             let name = try string(node, fail)
             guard ClusterSettings.isValidNodeName(name) else {
@@ -129,20 +134,8 @@ enum ClusterConfig {
                 key: "cluster.\(name)", problem: "unknown field (known: \(names.sorted().joined(separator: ", ")))")
         }
         var draft = Draft()
-        for field in fields {
-            let name = field.info.name
-            func fail(_ problem: String) -> ConfigurationError {
-                ConfigurationError(key: "cluster.\(name)", problem: problem)
-            }
-            guard let node = mapping[name], node.null == nil else {
-                if name == "servers" { throw fail("must list the NATS servers to join through (nats://host:port)") }
-                if name == "node" { throw fail("must name this node (letters, digits, _ and -)") }
-                continue
-            }
-            try field.read(node, &draft, fail)
-        }
-        guard let node = draft.node else {
-            throw ConfigurationError(key: "cluster.node", problem: "must name this node (letters, digits, _ and -)")
+        try ConfigField.read(fields, from: mapping, into: &draft) { field, problem in
+            ConfigurationError(key: "cluster.\(field)", problem: problem)
         }
         var authentication: NATSAuthentication?
         switch (draft.user, draft.password, draft.token) {
@@ -155,7 +148,7 @@ enum ClusterConfig {
             throw ConfigurationError(key: "cluster.user", problem: "user and password go together")
         }
         return ClusterSettings(
-            servers: draft.servers, node: node, authentication: authentication, ack: draft.ack,
+            servers: draft.servers, node: draft.node, authentication: authentication, ack: draft.ack,
             ackTimeout: draft.ackTimeout, replicas: draft.replicas)
     }
 }

@@ -52,19 +52,41 @@ struct ConfigField<Draft>: Sendable {
     var info: ConfigKeyInfo
     /// Reads the field's node (never null) into the draft; `fail` makes an error naming the field.
     var read: Reader
+    /// For a required field, the problem its absence is (`must name this node ...`); nil for an optional one.
+    var missing: String?
 
     /// How a field is read.
     typealias Reader =
         @Sendable (_ node: Node, _ draft: inout Draft, _ fail: (String) -> ConfigurationError)
         throws(ConfigurationError) -> Void
 
-    /// The field named `name` of kind `kind`, whose default is `defaultValue`.
-    init(
-        _ name: String, _ kind: String, _ defaultValue: ConfigKeyInfo.Default,
-        read: @escaping Reader
-    ) {
+    /// The optional field named `name` of kind `kind`, whose default is `defaultValue`.
+    init(_ name: String, _ kind: String, _ defaultValue: ConfigKeyInfo.Default, read: @escaping Reader) {
         info = ConfigKeyInfo(name: name, kind: kind, defaultValue: defaultValue)
         self.read = read
+    }
+
+    /// The required field named `name` of kind `kind`; leaving it out is the problem `missing`.
+    init(_ name: String, _ kind: String, missing: String, read: @escaping Reader) {
+        info = ConfigKeyInfo(name: name, kind: kind, defaultValue: .unset("required"))
+        self.read = read
+        self.missing = missing
+    }
+
+    /// Reads `mapping` into `draft` by `fields`, in their order: the first required field left out, or field that
+    /// does not read, is the error `fail(field, problem)` makes.
+    static func read(
+        _ fields: [ConfigField], from mapping: Node.Mapping, into draft: inout Draft,
+        fail: (_ field: String, _ problem: String) -> ConfigurationError
+    ) throws(ConfigurationError) {
+        for field in fields {
+            let name = field.info.name
+            guard let node = mapping[name], node.null == nil else {
+                if let missing = field.missing { throw fail(name, missing) }
+                continue
+            }
+            try field.read(node, &draft) { problem in fail(name, problem) }
+        }
     }
 }
 
@@ -77,7 +99,20 @@ extension ConfigLoader {
         /// swift-configuration (so it is never read from the environment).
         var fromDocumentOnly: Bool
         /// Reads the key into `loaded`, which holds the defaults until then; a key that is not set leaves it.
-        var read: @Sendable (_ loader: ConfigLoader, _ loaded: inout Loaded) throws(ConfigurationError) -> Void
+        var read: Reader
+
+        /// How a key is read.
+        typealias Reader = @Sendable (_ loader: ConfigLoader, _ loaded: inout Loaded) throws(ConfigurationError) -> Void
+
+        /// The key `name` of kind `kind`, whose default is `defaultValue`, read by `read`.
+        init(
+            _ name: String, _ kind: String, _ defaultValue: ConfigKeyInfo.Default, fromDocumentOnly: Bool = false,
+            read: @escaping Reader
+        ) {
+            info = ConfigKeyInfo(name: name, kind: kind, defaultValue: defaultValue)
+            self.fromDocumentOnly = fromDocumentOnly
+            self.read = read
+        }
     }
 
     /// The settings subd runs with when nothing is configured: every default below comes from here.
@@ -89,13 +124,11 @@ extension ConfigLoader {
     /// them.
     static let settings: [Setting] = [
         Setting(
-            info: ConfigKeyInfo(
-                name: "listen", kind: "a list of HOST:PORT, [IPv6]:PORT, unix:PATH or tls://HOST:PORT",
-                defaultValue: .value(
-                    ConfigKeyInfo.list(
-                        defaults.server.listen.map(\.endpoint)
-                            + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }))),
-            fromDocumentOnly: false
+            "listen", "a list of HOST:PORT, [IPv6]:PORT, unix:PATH or tls://HOST:PORT",
+            .value(
+                ConfigKeyInfo.list(
+                    defaults.server.listen.map(\.endpoint)
+                        + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }))
         ) { loader, loaded throws(ConfigurationError) in
             guard let listen = try loader.strings("listen") else { return }
             var addresses: [ListenAddress] = []
@@ -113,14 +146,10 @@ extension ConfigLoader {
         credential("tls_cert", \.server.tlsCertificate, unset: "none: tls:// listeners cannot start"),
         credential("tls_key", \.server.tlsKey, unset: "none: tls:// listeners cannot start"),
         credential("tls_client_ca", \.server.tlsClientCA, unset: "none: no client certificate is asked for"),
-        optionalString(
-            "unix_socket", "a path; \"\" for none", \.server.unixSocket, unset: "none: no Unix socket",
-            parse: { text throws(ConfigurationError) in text }),
+        optionalString("unix_socket", "a path; \"\" for none", \.server.unixSocket, unset: "none: no Unix socket"),
         Setting(
-            info: ConfigKeyInfo(
-                name: "unix_socket_mode", kind: "octal permission bits",
-                defaultValue: .value(ConfigKeyInfo.quoted(octal(defaults.server.unixSocketMode)))),
-            fromDocumentOnly: false
+            "unix_socket_mode", "octal permission bits",
+            .value(ConfigKeyInfo.quoted(octal(defaults.server.unixSocketMode)))
         ) { loader, loaded throws(ConfigurationError) in
             guard let mode = try loader.string("unix_socket_mode") else { return }
             guard let bits = UInt32(mode, radix: 8), bits <= 0o777 else {
@@ -129,12 +158,8 @@ extension ConfigLoader {
             }
             loaded.server.unixSocketMode = bits
         },
-        Setting(
-            info: ConfigKeyInfo(
-                name: "numbers", kind: "a list of numbers",
-                defaultValue: .value(ConfigKeyInfo.list(defaults.server.numbers))),
-            fromDocumentOnly: false
-        ) { loader, loaded throws(ConfigurationError) in
+        Setting("numbers", "a list of numbers", .value(ConfigKeyInfo.list(defaults.server.numbers))) {
+            loader, loaded throws(ConfigurationError) in
             if let numbers = try loader.strings("numbers") { loaded.server.numbers = numbers }
         },
         int("max_line", \.server.maxLine),
@@ -143,14 +168,10 @@ extension ConfigLoader {
         int("max_connections", \.server.maxConnections),
         int("max_subscriptions", \.server.maxSubscriptions),
         int("max_numbers", \.server.maxNumbers),
-        optionalString(
-            "auth_token", "a secret; \"\" for none", \.server.authToken, unset: "none: no shared secret",
-            parse: { text throws(ConfigurationError) in text }),
+        optionalString("auth_token", "a secret; \"\" for none", \.server.authToken, unset: "none: no shared secret"),
         Setting(
-            info: ConfigKeyInfo(
-                name: "users", kind: "a list of users (mappings of the users[] fields)",
-                defaultValue: defaults.server.users.isEmpty ? .unset("no users") : .value("(users)")),
-            fromDocumentOnly: true
+            "users", "a list of users (mappings of the users[] fields)",
+            defaults.server.users.isEmpty ? .unset("no users") : .value("(users)"), fromDocumentOnly: true
         ) { loader, loaded throws(ConfigurationError) in
             guard let document = loader.document else { return }
             loaded.server.users = try UsersConfig.accounts(in: document)
@@ -163,11 +184,9 @@ extension ConfigLoader {
         seconds("auth_failure_delay", \.server.authFailureDelay),
         seconds("sys_interval", \.server.sysInterval),
         Setting(
-            info: ConfigKeyInfo(
-                name: "metrics_listen", kind: "HOST:PORT; \"\" for none",
-                defaultValue: defaults.server.metricsListen.map { .value(ConfigKeyInfo.quoted($0.endpoint)) }
-                    ?? .unset("none: no metrics endpoint")),
-            fromDocumentOnly: false
+            "metrics_listen", "HOST:PORT; \"\" for none",
+            defaults.server.metricsListen.map { .value(ConfigKeyInfo.quoted($0.endpoint)) }
+                ?? .unset("none: no metrics endpoint")
         ) { loader, loaded throws(ConfigurationError) in
             guard let address = try loader.string("metrics_listen") else { return }
             loaded.server.metricsListen =
@@ -175,20 +194,14 @@ extension ConfigLoader {
         },
         int("metrics_top_numbers", \.server.metricsTopNumbers),
         Setting(
-            info: ConfigKeyInfo(
-                name: "state_dir", kind: "a directory; \"\" for none",
-                defaultValue: defaults.server.stateDirectory.map { .value(ConfigKeyInfo.quoted($0)) }
-                    ?? .unset("systemd's $STATE_DIRECTORY when it is set, else none")),
-            fromDocumentOnly: false
+            "state_dir", "a directory; \"\" for none",
+            defaults.server.stateDirectory.map { .value(ConfigKeyInfo.quoted($0)) }
+                ?? .unset("systemd's $STATE_DIRECTORY when it is set, else none")
         ) { loader, loaded throws(ConfigurationError) in
             loaded.server.stateDirectory = try loader.stateDirectory()
         },
-        Setting(
-            info: ConfigKeyInfo(
-                name: "fsync", kind: "turn or everysec",
-                defaultValue: .value(defaults.server.fsync.configurationValue)),
-            fromDocumentOnly: false
-        ) { loader, loaded throws(ConfigurationError) in
+        Setting("fsync", "turn or everysec", .value(defaults.server.fsync.configurationValue)) {
+            loader, loaded throws(ConfigurationError) in
             guard let text = try loader.string("fsync") else { return }
             guard let policy = FsyncPolicy(configurationValue: text) else {
                 throw ConfigurationError(key: "fsync", problem: "'\(text)' is not turn or everysec")
@@ -196,19 +209,14 @@ extension ConfigLoader {
             loaded.server.fsync = policy
         },
         Setting(
-            info: ConfigKeyInfo(
-                name: "cluster", kind: "a mapping of the cluster fields",
-                defaultValue: defaults.cluster == nil ? .unset("none: a single node") : .value("(cluster)")),
-            fromDocumentOnly: true
+            "cluster", "a mapping of the cluster fields",
+            defaults.cluster == nil ? .unset("none: a single node") : .value("(cluster)"), fromDocumentOnly: true
         ) { loader, loaded throws(ConfigurationError) in
             guard let document = loader.document else { return }
             loaded.cluster = try ClusterConfig.settings(in: document)
         },
         Setting(
-            info: ConfigKeyInfo(
-                name: "log_level", kind: "trace, debug, info, notice, warning, error or critical",
-                defaultValue: .value(defaults.logLevel.rawValue)),
-            fromDocumentOnly: false
+            "log_level", "trace, debug, info, notice, warning, error or critical", .value(defaults.logLevel.rawValue)
         ) { loader, loaded throws(ConfigurationError) in
             guard let text = try loader.string("log_level") else { return }
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
@@ -246,22 +254,15 @@ extension ConfigLoader {
     private static func int(
         _ name: String, _ path: WritableKeyPath<Loaded, Int> & Sendable, kind: String = "a whole number"
     ) -> Setting {
-        Setting(
-            info: ConfigKeyInfo(name: name, kind: kind, defaultValue: .value(String(defaults[keyPath: path]))),
-            fromDocumentOnly: false
-        ) { loader, loaded throws(ConfigurationError) in
+        Setting(name, kind, .value(String(defaults[keyPath: path]))) { loader, loaded throws(ConfigurationError) in
             loaded[keyPath: path] = try loader.int(name, default: loaded[keyPath: path])
         }
     }
 
     /// A number of seconds, whole or not (`30`, `0.5`).
     private static func seconds(_ name: String, _ path: WritableKeyPath<Loaded, Double> & Sendable) -> Setting {
-        Setting(
-            info: ConfigKeyInfo(
-                name: name, kind: "seconds (fractions allowed)",
-                defaultValue: .value(ConfigKeyInfo.seconds(defaults[keyPath: path]))),
-            fromDocumentOnly: false
-        ) { loader, loaded throws(ConfigurationError) in
+        Setting(name, "seconds (fractions allowed)", .value(ConfigKeyInfo.seconds(defaults[keyPath: path]))) {
+            loader, loaded throws(ConfigurationError) in
             loaded[keyPath: path] = try loader.seconds(name, default: loaded[keyPath: path])
         }
     }
@@ -269,14 +270,10 @@ extension ConfigLoader {
     /// A string where `""` means none, as does leaving it out (when the default is none).
     private static func optionalString(
         _ name: String, _ kind: String, _ path: WritableKeyPath<Loaded, String?> & Sendable, unset: String,
-        parse: @escaping @Sendable (String) throws(ConfigurationError) -> String
+        parse: @escaping @Sendable (String) throws(ConfigurationError) -> String = { $0 }
     ) -> Setting {
-        Setting(
-            info: ConfigKeyInfo(
-                name: name, kind: kind,
-                defaultValue: defaults[keyPath: path].map { .value(ConfigKeyInfo.quoted($0)) } ?? .unset(unset)),
-            fromDocumentOnly: false
-        ) { loader, loaded throws(ConfigurationError) in
+        Setting(name, kind, defaults[keyPath: path].map { .value(ConfigKeyInfo.quoted($0)) } ?? .unset(unset)) {
+            loader, loaded throws(ConfigurationError) in
             guard let text = try loader.string(name) else { return }
             loaded[keyPath: path] = text.isEmpty ? nil : try parse(text)
         }

@@ -20,7 +20,7 @@ import Yams
 enum UsersConfig {
     /// One user's fields as read so far; a field left out keeps the value it starts with, its default.
     struct Draft {
-        var name: String?
+        var name = ""
         var secret: SecretHash?
         var publish: [String] = []
         var subscribe: [String] = []
@@ -33,11 +33,15 @@ enum UsersConfig {
 
     /// The fields of one user, in the order config/subd.yaml documents them, each with its default and how it is read.
     static let fields: [ConfigField<Draft>] = [
-        ConfigField("name", "a user name", .unset("required")) { node, draft, fail throws(ConfigurationError) in
+        ConfigField("name", "a user name", missing: "has no name (a string)") {
+            node, draft, fail throws(ConfigurationError) in
             guard let text = node.scalar?.string else { throw fail("has no name (a string)") }
             draft.name = text
         },
-        ConfigField("secret_hash", "the output of `subd hash-secret`", .unset("required")) {
+        ConfigField(
+            "secret_hash", "the output of `subd hash-secret`",
+            missing: "has no secret_hash (a string; `subd hash-secret` makes one)"
+        ) {
             node, draft, fail throws(ConfigurationError) in
             guard let text = node.scalar?.string else {
                 throw fail("has no secret_hash (a string; `subd hash-secret` makes one)")
@@ -105,19 +109,12 @@ enum UsersConfig {
                 }
                 guard seen.insert(text).inserted else { throw fail("\(text) is given twice") }
             }
-            guard name != nil else { throw fail("has no name (a string)") }
             var draft = Draft()
-            for field in fields {
-                guard let node = mapping[field.info.name], node.null == nil else { continue }
-                try field.read(node, &draft, fail)
-            }
-            guard let name = draft.name else { throw fail("has no name (a string)") }
-            guard let secret = draft.secret else {
-                throw fail("has no secret_hash (a string; `subd hash-secret` makes one)")
-            }
+            try ConfigField.read(fields, from: mapping, into: &draft) { _, problem in fail(problem) }
+            guard let secret = draft.secret else { preconditionFailure("secret_hash is required, so it was read") }
             accounts.append(
                 UserAccount(
-                    name: name, secret: secret,
+                    name: draft.name, secret: secret,
                     publish: PatternRules(allow: draft.publish, deny: draft.denyPublish),
                     subscribe: PatternRules(allow: draft.subscribe, deny: draft.denySubscribe),
                     mayCreateAndRemove: draft.mayCreateAndRemove))
