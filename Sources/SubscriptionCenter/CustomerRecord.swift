@@ -6,9 +6,8 @@ import SubscriptionWire
 /// A record whose weak reference reads nil belongs to a released customer: it is purged the first time it is seen.
 /// Records are never shared between customers, even when a new customer gets the address of a dead one.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
-/// SubscriptionCenter.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``SubscriptionCenter`` (release builds skip their checks; debug builds check them).
 @usableFromInline final class CustomerRecord<Message> {
     /// A customer held weakly (``CustomerRetention/weak``); nil once its owner released it.
     #if !DEBUG
@@ -51,9 +50,8 @@ import SubscriptionWire
 /// One subscription of one customer to one number or wildcard pattern. A class, so that a send that iterates a
 /// snapshot of the subscribers sees a concurrent unsubscribe (``isActive``) or a new `from` filter.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
-/// SubscriptionCenter.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``SubscriptionCenter`` (release builds skip their checks; debug builds check them).
 @usableFromInline final class Subscription<Message> {
     /// Whose subscription this is.
     @usableFromInline let record: CustomerRecord<Message>

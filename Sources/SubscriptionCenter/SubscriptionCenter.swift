@@ -213,9 +213,8 @@ extension SubscriptionCenter: Sendable {}
 
 /// One existing number and its exact subscriptions.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
-/// SubscriptionCenter.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``SubscriptionCenter`` (release builds skip their checks; debug builds check them).
 @usableFromInline final class NumberEntry<Message> {
     /// The customers subscribed to exactly this number.
     #if !DEBUG

@@ -106,9 +106,8 @@ import SubscriptionWire
 
 /// One level of the ``WildcardTrie``.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: those of the owning
-/// SubscriptionCenter.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``SubscriptionCenter`` (release builds skip their checks; debug builds check them).
 @usableFromInline final class TrieNode<Message> {
     /// Children for literal tokens.
     #if !DEBUG

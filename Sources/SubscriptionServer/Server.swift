@@ -22,10 +22,8 @@ import SubscriptionWire
 ///
 /// Use from any thread: the public methods hop onto the queue.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
-/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
-/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``EventLoop`` (release builds skip their checks; debug builds check them).
 public final class Server: @unchecked Sendable {
     /// The queue that owns all state.
     public var queue: DispatchQueue { loop.queue }

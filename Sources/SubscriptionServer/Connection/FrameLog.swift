@@ -79,10 +79,8 @@ struct FrameLog {
 /// One block of the ``FrameLog``: frames copied in one after another, shared by the sessions that queued ranges of
 /// it and freed with the last of them. Confined to the server's queue.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
-/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
-/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``EventLoop`` (release builds skip their checks; debug builds check them).
 final class FrameLogBlock {
     /// The block's bytes.
     let base: UnsafeMutableRawPointer

@@ -14,10 +14,8 @@
 /// ``readable`` is valid until the next ``append(_:)`` or ``releaseStorage()``; ``OutputQueue`` uses one only within
 /// one writev(2). Confined to the server queue, as its session is.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
-/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
-/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``EventLoop`` (release builds skip their checks; debug builds check them).
 final class OutputBuffer {
     /// The first byte not yet written to the socket.
     #if !DEBUG

@@ -19,10 +19,8 @@ import SubscriptionSystem
 /// flushed, the write side is shut down, and the input is drained until the peer closes (so the kernel does not reset
 /// the connection and destroy the reply), with a deadline. `@unchecked Sendable`: confined to that queue.
 ///
-/// **Exclusivity.** The stored properties marked `@exclusivity(unchecked)` under `#if !DEBUG` skip the runtime
-/// exclusivity checks in release builds (a few percent of every delivery). Their invariant: touched only on the loop's
-/// serial queue, and no method keeps an inout access to one of them across a call that can reach it again. Debug
-/// builds, which `make test` runs, keep the checks, so every test checks the invariant.
+/// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
+/// ``EventLoop`` (release builds skip their checks; debug builds check them).
 final class Session: Customer, @unchecked Sendable {
     typealias Message = Publication
 
