@@ -89,6 +89,16 @@ public final class Server: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var state: StateStore?
+    /// True with a ``state``: a plain stored Bool that the publish path checks first, as ``isClustered``.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var savesState = false
+    /// The turn's staged values, the sessions waiting for them, and whether saving works (State/).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var saving = StateSaving()
     /// Syncs (`fsync: everysec`) and compacts the saved state once a second.
     var stateTimer: DispatchSourceTimer?
     /// Every open session, by id.

@@ -81,13 +81,17 @@ struct LiveIndex {
         guard revision > entry.revision else { throw .staleRevision(name, revision: revision, current: entry.revision) }
     }
 
-    /// Sets `name`'s current value to one at `revision` whose `value` record takes `recordBytes`.
-    mutating func publish(_ name: String, revision: UInt64, recordBytes: Int) throws(Refusal) {
+    /// Sets `name`'s current value to one at `revision` whose `value` record takes `recordBytes`. Returns the entry
+    /// as it was, which ``restore(_:_:)`` puts back.
+    @discardableResult
+    mutating func publish(_ name: String, revision: UInt64, recordBytes: Int) throws(Refusal) -> Entry {
         try checkPublish(name, revision: revision)
         let key = ExactName(name)
+        let old = entries[key]!
         entries[key]!.revision = revision
-        liveBytes += recordBytes - entries[key]!.valueBytes
+        liveBytes += recordBytes - old.valueBytes
         entries[key]!.valueBytes = recordBytes
+        return old
     }
 
     /// The numbers, oldest first.

@@ -4,9 +4,10 @@
     import Musl
 #endif
 
-/// The three system calls whose outcome decides what reaches the disk: appending, syncing a file, syncing a
-/// directory. The store makes them through this protocol so that tests can count them (the group-commit rule) or
-/// make them fail (a full disk, an I/O error) without timing or a broken device; ``SystemDisk`` is the real one.
+/// The system calls whose outcome decides what reaches the disk: appending, cutting an append back off, syncing a
+/// file, syncing a directory. The store makes them through this protocol so that tests can count them (the
+/// group-commit rule) or make them fail (a full disk, an I/O error) without timing or a broken device; ``SystemDisk``
+/// is the real one.
 public protocol StateDisk {
     /// write(2) of `bytes` to `fd`, with EINTR retried: the count written (at least 1 when `bytes` is not empty), or
     /// the errno as a negative number.
@@ -15,6 +16,19 @@ public protocol StateDisk {
     func syncFile(_ fd: Int32) -> Int32
     /// fsync(2) of the directory `fd`, so a rename or a new name in it lasts, EINTR retried: 0, or the errno.
     func syncDirectory(_ fd: Int32) -> Int32
+    /// ftruncate(2) of the file `fd` to `length`, EINTR retried: 0, or the errno. (A default implementation makes
+    /// the system call, so a disk written before this requirement need not change.)
+    func truncateFile(_ fd: Int32, to length: Int) -> Int32
+}
+
+extension StateDisk {
+    /// ftruncate(2), EINTR retried.
+    public func truncateFile(_ fd: Int32, to length: Int) -> Int32 {
+        while ftruncate(fd, off_t(length)) != 0 {
+            if Glibc.errno != EINTR { return Glibc.errno }
+        }
+        return 0
+    }
 }
 
 /// The system's calls.

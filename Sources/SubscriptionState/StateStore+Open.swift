@@ -108,7 +108,7 @@ struct NewLogFile {
     }
 
     mutating func write(_ bytes: [UInt8]) throws(StateError) {
-        let error = bytes.withUnsafeBytes { StateStore.writeAll($0, to: fd, disk) }
+        let error = bytes.withUnsafeBytes { StateStore.writeAll($0, to: fd, disk).error }
         guard error == 0 else { throw .system(operation: "write", path: path, errno: error) }
         size += bytes.count
     }

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -9,17 +11,23 @@
 ///
 /// - ``numberCreated(_:kind:)`` and ``numberRemoved(_:)`` write and fdatasync before they return: answer `+OK` after
 ///   them, and `-ERR` (without the change) when they throw.
-/// - ``valuePublished(_:)`` only adds the record to a buffer. Once per event-loop turn, before the turn's replies
-///   are flushed, call ``endOfTurn()``: under ``FsyncPolicy/everyTurn`` it writes the turn's records with one
+/// - ``valuePublished(_:)`` only adds the record to a buffer. Once per event-loop turn, before the values are made
+///   current or answered, call ``endOfTurn()``: under ``FsyncPolicy/everyTurn`` it writes the turn's records with one
 ///   write(2) and one fdatasync(2) (``commit()``); under ``FsyncPolicy/everySecond`` it only writes them
-///   (``flush()``), and a one-second timer calls ``commit()``.
+///   (``flush()``), and a one-second timer calls ``commit()``. When it throws, the values are not saved: answer them
+///   `-ERR` and call ``discardUnwritten()``.
 /// - After a turn, ``compactIfNeeded(currentValue:)`` rewrites the log when it has grown too long.
 ///
-/// Records reach the file in the order of the calls. A write that fails (a full disk) is undone (the file is cut
-/// back, so it never holds half a record) and thrown; the store stays usable and the records it could not write
-/// stay buffered for the next try, except the `created` or `removed` record of the call that threw. An fdatasync
-/// that fails cannot be retried safely (the kernel may have dropped the pages): the store then throws
-/// ``StateError/unusable(cause:)`` from every call, and the server should exit, so the restart recovers what is on
+/// Records reach the file in the order of the calls. **A write that fails** (a full disk) is undone: the file is cut
+/// back to the records before it, so it never holds half a record or a record nobody was told about. The store
+/// stays usable, a later call tries again, and the records it could not write stay buffered until
+/// ``discardUnwritten()``, except the `created` or `removed` record of the call that threw. **An fdatasync that
+/// fails** cannot be retried safely (the kernel may have dropped the pages it could not write, and a later sync
+/// would succeed without them): the store cuts the file back to where the records of the failing call begin and syncs
+/// that, so a record answered `-ERR` is not found at the next start, then throws
+/// ``StateError/unusable(cause:)`` from every call until a restart recovers what is on disk. Under `everysec` the
+/// once-a-second ``commit()`` cuts nothing back: the values it syncs were answered when they were written. When
+/// the cut itself fails, ``hasUncertainTail`` is set: the records the failed call was to confirm may or may not be on
 /// disk.
 ///
 /// Not thread-safe: one owner (the event loop's queue) makes every call. The store holds an exclusive lock on the
@@ -49,12 +57,17 @@ public final class StateStore {
     private(set) var index: LiveIndex
     /// Records appended and not yet written to the file.
     private var pending: [UInt8] = []
+    /// The index entry each buffered value replaced, oldest first: ``discardUnwritten()`` puts them back in reverse.
+    /// Emptied by every write that succeeds.
+    private var journal: [(name: String, entry: LiveIndex.Entry)] = []
     /// Bytes of the log file: its header and every complete record written.
     private(set) var writtenBytes: Int
     /// Bytes were written since the last fdatasync.
     private var unsynced = false
     /// Why the store stopped, after a failure it cannot undo.
     private var failure: String?
+    /// A failed sync's records could not be cut off the log: they may be on disk or not (see the type's comment).
+    public private(set) var hasUncertainTail = false
 
     init(
         directory: String, policy: FsyncPolicy, compaction: CompactionPolicy, disk: any StateDisk, directoryFD: Int32,
@@ -87,8 +100,22 @@ public final class StateStore {
     }
     /// Something was appended since the last ``commit()``: a commit would write or sync.
     public var hasUncommittedRecords: Bool { !pending.isEmpty || unsynced }
+    /// ``endOfTurn()`` has something to do: records to write, or under ``FsyncPolicy/everyTurn`` to sync. False once
+    /// the store stopped (every call would throw the same error).
+    public var needsEndOfTurn: Bool {
+        failure == nil && (!pending.isEmpty || (unsynced && policy == .everyTurn))
+    }
+    /// False once a failure the store cannot undo stopped it (a failed sync): every call throws until a restart.
+    public var isUsable: Bool { failure == nil }
     /// How many numbers the state holds.
     public var numberCount: Int { index.entries.count }
+
+    /// The revision of the last value appended for `number` (buffered or written); 0 when it has none, nil when the
+    /// store does not hold it as a retained number.
+    public func lastRevision(of number: String) -> UInt64? {
+        guard let entry = index.entries[ExactName(number)], entry.kind == .retained else { return nil }
+        return entry.revision
+    }
 
     // MARK: - Changes
 
@@ -105,6 +132,7 @@ public final class StateStore {
         } catch {
             preconditionFailure("StateStore.numberCreated: \(error)")
         }
+        let start = writtenBytes
         do {
             try writePending()
         } catch {
@@ -113,7 +141,7 @@ public final class StateStore {
             throw error
         }
         counters.records += 1
-        try syncLog()
+        try syncLog(cuttingBackTo: start)
     }
 
     /// Records that `name` was removed (with its value), and returns once the record is on disk. Throws, with
@@ -130,6 +158,7 @@ public final class StateStore {
         }
         let mark = pending.count
         LogFormat.appendRemoved(name, to: &pending)
+        let start = writtenBytes
         do {
             try writePending()
         } catch {
@@ -138,7 +167,7 @@ public final class StateStore {
             throw error
         }
         counters.records += 1
-        try syncLog()
+        try syncLog(cuttingBackTo: start)
     }
 
     /// Records a retained number's new value in the buffer; no system call. It reaches the file at the next
@@ -153,8 +182,16 @@ public final class StateStore {
             preconditionFailure("StateStore.valuePublished: \(error)")
         }
         let size = LogFormat.appendValue(value, to: &pending)
-        try! index.publish(value.number, revision: value.revision, recordBytes: size)
+        let replaced = try! index.publish(value.number, revision: value.revision, recordBytes: size)
+        journal.append((value.number, replaced))
         counters.records += 1
+    }
+
+    /// Drops the buffered records (the values of a turn whose ``endOfTurn()`` threw, answered `-ERR`): the store
+    /// forgets them, as if they had never been published, so the next value of a number follows its last saved one.
+    public func discardUnwritten() {
+        while let (name, entry) = journal.popLast() { index.restore(name, entry) }
+        pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
     }
 
     // MARK: - Making it durable
@@ -174,12 +211,18 @@ public final class StateStore {
         try syncLog()
     }
 
-    /// What the event loop calls once per turn, before it flushes the turn's replies: ``commit()`` under
-    /// ``FsyncPolicy/everyTurn``, ``flush()`` under ``FsyncPolicy/everySecond`` (whose timer calls ``commit()``).
+    /// What the event loop calls once per turn, before the turn's values are made current and answered: a
+    /// ``commit()`` under ``FsyncPolicy/everyTurn`` (a failed sync cuts the turn's records back off the log), a
+    /// ``flush()`` under ``FsyncPolicy/everySecond`` (whose timer calls ``commit()``).
     public func endOfTurn() throws(StateError) {
         switch policy {
-        case .everyTurn: try commit()
-        case .everySecond: try flush()
+        case .everyTurn:
+            try checkUsable()
+            let start = writtenBytes
+            try writePending()
+            try syncLog(cuttingBackTo: start)
+        case .everySecond:
+            try flush()
         }
     }
 
@@ -202,17 +245,21 @@ public final class StateStore {
         if let failure { throw .unusable(cause: failure) }
     }
 
-    /// Writes ``pending`` at the end of the log. When the write fails, the file is cut back to the records before
-    /// it (a partial record followed by later ones would be damage) and the error thrown; ``pending`` is kept.
+    /// Writes ``pending`` at the end of the log. When the write fails, the part of it that reached the file is cut
+    /// back off (a partial record followed by later ones would be damage, and whole records would come back at the
+    /// next start although they were refused) and the error thrown; ``pending`` is kept. When even the cut fails,
+    /// the store stops with ``hasUncertainTail``.
     private func writePending() throws(StateError) {
         guard !pending.isEmpty else { return }
-        let error = pending.withUnsafeBytes { Self.writeAll($0, to: logFD, disk) }
+        let (error, written) = pending.withUnsafeBytes { Self.writeAll($0, to: logFD, disk) }
         guard error == 0 else {
             let writeError = StateError.system(operation: "write", path: logPath, errno: error)
-            do {
-                try FileCalls.truncate(logFD, logPath, to: writtenBytes)
-            } catch {
-                failure = "\(writeError), then \(error)"
+            // Nothing reached the file (a full disk refuses the first byte, a read-only one every byte): no cut.
+            guard written > 0 else { throw writeError }
+            let cutError = disk.truncateFile(logFD, to: writtenBytes)
+            guard cutError == 0 else {
+                hasUncertainTail = true
+                failure = "\(writeError), then ftruncate \(logPath): \(errorText(cutError))"
                 throw .unusable(cause: failure!)
             }
             throw writeError
@@ -220,18 +267,32 @@ public final class StateStore {
         writtenBytes += pending.count
         counters.bytesWritten += pending.count
         unsynced = true
+        journal.removeAll(keepingCapacity: journal.capacity <= 4096)
         // A burst's buffer is not kept for ever.
         pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)
     }
 
-    /// fdatasyncs the log when bytes were written since the last sync.
-    private func syncLog() throws(StateError) {
+    /// fdatasyncs the log when bytes were written since the last sync. When the sync fails, the store stops, and
+    /// with `cuttingBackTo` the log is first cut back to that length and synced (the failed call's own records, not
+    /// yet answered, must not come back at the next start); when that fails too, ``hasUncertainTail`` is set.
+    private func syncLog(cuttingBackTo start: Int? = nil) throws(StateError) {
         guard unsynced else { return }
         counters.syncs += 1
         let error = disk.syncFile(logFD)
         guard error == 0 else {
             let syncError = StateError.system(operation: "fdatasync", path: logPath, errno: error)
             failure = syncError.description
+            if let start, start < writtenBytes {
+                let cutError = disk.truncateFile(logFD, to: start)
+                let cutSyncError = cutError == 0 ? disk.syncFile(logFD) : 0
+                if cutError != 0 || cutSyncError != 0 {
+                    hasUncertainTail = true
+                    let call = cutError != 0 ? "ftruncate" : "fdatasync"
+                    failure! += ", then \(call) \(logPath): \(errorText(cutError != 0 ? cutError : cutSyncError))"
+                } else {
+                    writtenBytes = start
+                }
+            }
             throw syncError
         }
         unsynced = false
@@ -255,16 +316,19 @@ public final class StateStore {
         }
     }
 
-    /// Writes all of `bytes` to `fd`, going on after a partial write: 0, or the errno of the write that failed.
-    static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32, _ disk: any StateDisk) -> Int32 {
+    /// Writes all of `bytes` to `fd`, going on after a partial write: 0, or the errno of the write that failed, and
+    /// how many bytes were written before it.
+    static func writeAll(
+        _ bytes: UnsafeRawBufferPointer, to fd: Int32, _ disk: any StateDisk
+    ) -> (error: Int32, written: Int) {
         var done = 0
         while done < bytes.count {
             let written = disk.write(fd, UnsafeRawBufferPointer(rebasing: bytes[done...]))
-            if written < 0 { return Int32(-written) }
+            if written < 0 { return (Int32(-written), done) }
             // write(2) of a regular file returns 0 only for 0 bytes; anything else would loop for ever.
-            if written == 0 { return EIO }
+            if written == 0 { return (EIO, done) }
             done += written
         }
-        return 0
+        return (0, done)
     }
 }

@@ -66,6 +66,9 @@ final class Daemon: @unchecked Sendable {
     /// Signals are caught before the first listener opens, so a signal right after start-up is never fatal.
     func run() async throws {
         signal(SIGPIPE, SIG_IGN)
+        // A write past a file size limit (ulimit -f, LimitFSIZE=) fails with EFBIG, which the state log handles as
+        // any failed write, instead of killing the daemon.
+        signal(SIGXFSZ, SIG_IGN)
         signals.start(on: queue) { [weak self] number in self?.handle(signal: number) }
         let addresses: [ListenAddress]
         do {

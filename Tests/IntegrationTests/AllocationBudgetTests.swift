@@ -267,37 +267,13 @@ private struct AllocationProbe {
             file: file, line: line)
     }
 
-    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else built here from Tests/AllocationCounter with the C
-    /// compiler (`cc`), once per test process, into a temporary folder. It is test tooling, not a product of the
-    /// package: a library product with the linker settings it needs would keep subd from being a versioned dependency.
+    /// libAllocationCounter.so: `$SUBD_ALLOCATION_COUNTER`, else built from Tests/AllocationCounter
+    /// (``PreloadLibrary``).
     static func counterLibrary() throws -> URL {
         if let explicit = ProcessInfo.processInfo.environment["SUBD_ALLOCATION_COUNTER"], !explicit.isEmpty {
             return URL(fileURLWithPath: explicit)
         }
-        return try builtCounter.get()
-    }
-
-    /// The counter built by ``counterLibrary()``, or why it could not be.
-    private static let builtCounter: Result<URL, Error> = Result {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../AllocationCounter").standardized
-        let folder = FileManager.default.temporaryDirectory
-            .appendingPathComponent("subd-allocation-counter-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let library = folder.appendingPathComponent("libAllocationCounter.so")
-        let compiler = Process()
-        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compiler.arguments = [
-            "cc", "-shared", "-fPIC", "-O2", "-Wall", "-I", source.appendingPathComponent("include").path,
-            "-o", library.path, source.appendingPathComponent("AllocationCounter.c").path, "-ldl",
-        ]
-        try compiler.run()
-        compiler.waitUntilExit()
-        guard compiler.terminationStatus == 0 else {
-            throw HarnessError.process(
-                "cc could not build \(library.path) from \(source.path) (exit \(compiler.terminationStatus))")
-        }
-        return library
+        return try PreloadLibrary.allocationCounter.get()
     }
 }
 

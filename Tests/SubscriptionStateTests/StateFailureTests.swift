@@ -4,7 +4,8 @@ import XCTest
 @testable import SubscriptionState
 
 /// A full disk refuses the change that needed the space, leaves no half record in the log, and the store goes on
-/// once there is room; a failed sync stops the store, since nothing after it can be promised.
+/// once there is room; a failed sync stops the store, since nothing after it can be promised, and cuts the records it
+/// was to confirm back off the log (unless they were answered already, under `everysec`).
 final class StateFailureTests: StateDirectoryTestCase {
     func testAFullDiskRefusesTheCreateAndLeavesNoPartOfIt() throws {
         let (store, _, _) = try openStore(directory.path, disk: disk)
@@ -95,5 +96,109 @@ final class StateFailureTests: StateDirectoryTestCase {
         XCTAssertNil(fileSize(directory.file("subd-state.log.tmp")))
         disk.writeBudget = nil
         XCTAssertTrue(try openStore(directory.path, disk: disk).2.created)
+    }
+
+    func testAFailedEndOfTurnSyncCutsTheTurnsValuesBackOffTheLog() throws {
+        let (store, _, _) = try openStore(directory.path, disk: disk)
+        try store.numberCreated("R", kind: .retained)
+        try store.valuePublished(sampleValue("R", 1))
+        try store.endOfTurn()
+        let saved = fileSize(store.logPath)
+        try store.valuePublished(sampleValue("R", 2))
+        try store.valuePublished(sampleValue("R", 3))
+        disk.syncError = EIO
+        disk.failingSyncs = 1
+        XCTAssertEqual(
+            stateError { try store.endOfTurn() }, .system(operation: "fdatasync", path: store.logPath, errno: EIO))
+        XCTAssertEqual(disk.truncates, 1)
+        XCTAssertEqual(fileSize(store.logPath), saved, "the turn's two values were cut back off")
+        XCTAssertFalse(store.isUsable)
+        XCTAssertFalse(store.hasUncertainTail)
+        XCTAssertFalse(store.needsEndOfTurn, "a stopped store has nothing more to do at the end of a turn")
+        XCTAssertNotNil(stateError { try store.valuePublished(sampleValue("R", 4)) })
+        _ = try? store.close()  // throws (the store stopped), and lets go of the directory
+        let (_, state, report) = try openStore(directory.path)
+        XCTAssertEqual(state.values["R"], sampleValue("R", 1), "what was answered +OK, and nothing refused")
+        XCTAssertNil(report.truncation)
+    }
+
+    func testWhenTheCutFailsTooTheTailIsUncertain() throws {
+        let (store, _, _) = try openStore(directory.path, disk: disk)
+        try store.numberCreated("R", kind: .retained)
+        try store.valuePublished(sampleValue("R", 1))
+        disk.syncError = EIO
+        disk.truncateError = EROFS
+        XCTAssertNotNil(stateError { try store.endOfTurn() })
+        XCTAssertTrue(store.hasUncertainTail)
+        XCTAssertEqual(
+            stateError { try store.commit() },
+            .unusable(
+                cause: "fdatasync \(store.logPath): Input/output error, then ftruncate \(store.logPath): "
+                    + "Read-only file system"))
+    }
+
+    func testAFailedSyncOfACreateCutsOnlyItsOwnRecordsUnderEverySecond() throws {
+        let (store, _, _) = try openStore(directory.path, policy: .everySecond, disk: disk)
+        try store.numberCreated("R", kind: .retained)
+        try store.valuePublished(sampleValue("R", 1))
+        try store.endOfTurn()  // written, answered, not synced
+        let answered = fileSize(store.logPath)
+        disk.syncError = EIO
+        disk.failingSyncs = 1
+        XCTAssertNotNil(stateError { try store.numberCreated("B", kind: .plain) })
+        XCTAssertEqual(fileSize(store.logPath), answered, "B's record is cut off; R's answered value stays")
+        _ = try? store.close()  // throws (the store stopped), and lets go of the directory
+        let (_, state, _) = try openStore(directory.path)
+        XCTAssertEqual(state.numbers.map(\.name), ["R"])
+        XCTAssertEqual(state.values["R"], sampleValue("R", 1))
+    }
+
+    func testTheOnceASecondSyncCutsNothingBackUnderEverySecond() throws {
+        let (store, _, _) = try openStore(directory.path, policy: .everySecond, disk: disk)
+        try store.numberCreated("R", kind: .retained)
+        try store.valuePublished(sampleValue("R", 1))
+        try store.endOfTurn()
+        let answered = fileSize(store.logPath)
+        disk.syncError = EIO
+        XCTAssertNotNil(stateError { try store.commit() })
+        XCTAssertEqual(disk.truncates, 0, "the value was answered when it was written: it is not taken back")
+        XCTAssertEqual(fileSize(store.logPath), answered)
+        XCTAssertFalse(store.isUsable)
+    }
+
+    func testDiscardedValuesAreForgottenSoTheNextFollowsTheLastSavedOne() throws {
+        let (store, _, _) = try openStore(directory.path, disk: disk)
+        try store.numberCreated("R", kind: .retained)
+        try store.valuePublished(sampleValue("R", 1))
+        try store.endOfTurn()
+        try store.valuePublished(sampleValue("R", 2))
+        try store.valuePublished(sampleValue("R", 3))
+        XCTAssertEqual(store.lastRevision(of: "R"), 3)
+        disk.writeBudget = 0
+        XCTAssertNotNil(stateError { try store.endOfTurn() })
+        XCTAssertTrue(store.isUsable, "a write that failed is undone, and the next change tries again")
+        XCTAssertEqual(disk.truncates, 0, "nothing reached the file, so nothing is cut")
+        store.discardUnwritten()
+        XCTAssertEqual(store.lastRevision(of: "R"), 1)
+        XCTAssertFalse(store.needsEndOfTurn)
+        disk.writeBudget = nil
+        let retry = StoredValue(number: "R", revision: 2, payload: Array("after the disk had room".utf8))
+        try store.valuePublished(retry)
+        try store.endOfTurn()
+        XCTAssertNil(store.lastRevision(of: "PLAIN"))
+        try store.close()
+        let (_, state, _) = try openStore(directory.path)
+        XCTAssertEqual(state.values["R"], retry)
+    }
+
+    func testAWriteThatCannotBeCutBackStopsTheStoreWithAnUncertainTail() throws {
+        let (store, _, _) = try openStore(directory.path, disk: disk)
+        try store.numberCreated("R", kind: .retained)
+        try store.valuePublished(sampleValue("R", 1))
+        disk.writeBudget = 10
+        disk.truncateError = EIO
+        XCTAssertNotNil(stateError { try store.endOfTurn() })
+        XCTAssertFalse(store.isUsable)
+        XCTAssertTrue(store.hasUncertainTail)
     }
 }

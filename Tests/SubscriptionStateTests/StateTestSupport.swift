@@ -79,6 +79,13 @@ final class CountingDisk: StateDisk {
     var writeBudget: Int?
     /// The errno every sync fails with; nil: syncs succeed.
     var syncError: Int32?
+    /// How many syncs fail with ``syncError`` before they work again (as Linux reports a writeback error once); nil:
+    /// every one.
+    var failingSyncs: Int?
+    /// The errno every ftruncate fails with; nil: they are made.
+    var truncateError: Int32?
+    /// How many ftruncate calls were asked for.
+    var truncates = 0
     /// Make the real fdatasync and fsync calls too.
     var realSyncs = false
     /// How many of the bytes a write is given it takes (at least 1); nil: all of them.
@@ -102,7 +109,13 @@ final class CountingDisk: StateDisk {
 
     func syncFile(_ fd: Int32) -> Int32 {
         fileSyncs += 1
-        if let syncError { return syncError }
+        if let syncError {
+            if let left = failingSyncs {
+                failingSyncs = left - 1
+                if left == 1 { self.syncError = nil }
+            }
+            return syncError
+        }
         return realSyncs ? SystemDisk().syncFile(fd) : 0
     }
 
@@ -110,6 +123,12 @@ final class CountingDisk: StateDisk {
         directorySyncs += 1
         if let syncError { return syncError }
         return realSyncs ? SystemDisk().syncDirectory(fd) : 0
+    }
+
+    func truncateFile(_ fd: Int32, to length: Int) -> Int32 {
+        truncates += 1
+        if let truncateError { return truncateError }
+        return SystemDisk().truncateFile(fd, to: length)
     }
 
     /// Forgets the counts so far.

@@ -35,6 +35,7 @@ struct CommandContext {
             // answer keeps the session held and releases it.
             if case .success(.later) = result { return }
             switch result {
+            case .success(.staged): break  // answered after the end-of-turn save
             case .success(let reply): session.queue(reply)
             case .failure(let error): session.queueError(error)
             }

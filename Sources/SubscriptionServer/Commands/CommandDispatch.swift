@@ -2,8 +2,14 @@ import SubscriptionProtocol
 
 extension Server {
     /// Runs one parsed command for `session`: the policy first, then the verb's handler (one file each, in this
-    /// folder); the reply, or the error, is queued after any pushes the command caused.
+    /// folder); the reply, or the error, is queued after any pushes the command caused. While the session has values
+    /// waiting for their save, a command that would not stage another one waits for their answers
+    /// (``Session/waitingCommand``).
     func run(_ command: consuming Command, for session: Session) {
+        if session.stagedValues > 0 && !stagesValue(command, for: session) {
+            session.waitingCommand = .success(command)
+            return
+        }
         let context = CommandContext(session: session, server: self)
         let reply: Reply
         do throws(ProtocolError) {
@@ -30,7 +36,9 @@ extension Server {
             session.queueError(error)
             return
         }
-        if case .later = reply { return }
-        session.queue(reply)
+        switch reply {
+        case .later, .staged: return
+        default: session.queue(reply)
+        }
     }
 }

@@ -4,8 +4,9 @@ import SubscriptionWire
 
 /// `PUB` and `SEND`: the center fans the publication out, made (its `MSG` frame encoded once) as soon as one
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
-/// current value it becomes (saved with the turn, before the reply goes out, when there is a state directory); the
-/// reply is how many sessions it was queued for. With `cluster:` a plain number's publication is also sent once to
+/// current value it becomes; the reply is how many sessions it was queued for. With a state directory, a retained
+/// number's value is staged instead (``Server/stage(_:payload:info:for:)``): saved at the end of the turn, and only
+/// then made current, delivered and answered. With `cluster:` a plain number's publication is also sent once to
 /// the other nodes (docs/CLUSTER.md), after the local fan-out; with `ack: all` the reply waits (the session held) for
 /// the receivers the nodes with interest confirm, at most `ack_timeout`; with `ack: local` it counts this node's
 /// sessions only. A shared retained number's publication goes through the cluster's retained bucket first
@@ -18,14 +19,16 @@ enum PublishCommand {
     ) throws(ProtocolError) -> Reply {
         // The server is taken from the context once: each `context.server.…` access retained and released it.
         let server = context.server
-        try server.checkStateAccepts(publicationTo: number)
+        if server.savesState, let staged = try server.stage(number, payload: payload, info: info, for: context.session)
+        {
+            return staged
+        }
         if server.isClustered,
             let later = server.publishRetainedInCluster(number, payload: payload, info: info, context)
         {
             return later
         }
         let sender = context.session.name
-        var retainedRevision: UInt64? = nil
         // Set when the reply waits for the other nodes' receivers (`ack: all`).
         var ticket: UInt64? = nil
         // Framed only when some session will receive it. (A closure written here, not a local function: debug builds
@@ -34,12 +37,10 @@ enum PublishCommand {
         do {
             if server.isClustered {
                 receivers = try sendInCluster(
-                    number, sender: sender, info: info, payload: payload, server: server,
-                    retainedRevision: &retainedRevision, ticket: &ticket)
+                    number, sender: sender, info: info, payload: payload, server: server, ticket: &ticket)
             } else {
                 receivers = try server.center.send(to: number, from: sender) { (revision: UInt64?) in
-                    retainedRevision = revision
-                    return payload.withUnsafeBytes {
+                    payload.withUnsafeBytes {
                         Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
                     }
                 }
@@ -61,9 +62,7 @@ enum PublishCommand {
         server.stats.messagesPublished += 1
         server.stats.messagesDelivered += UInt64(receivers)
         server.numberCounters.published(to: number)
-        if let retainedRevision {
-            server.saveValue(of: number, revision: retainedRevision, sender: sender, info: info, payload: payload)
-        } else if let ticket, let cluster = server.cluster {
+        if let ticket, let cluster = server.cluster {
             // Held like a clustered CREATE: the commands behind wait, so replies keep their order.
             return context.replyLater { answer in
                 cluster.confirmations(of: ticket) { remote in answer(.success(.count(receivers + remote))) }
@@ -77,9 +76,10 @@ enum PublishCommand {
     /// wait for the other nodes' receivers (step 4). A retained number this node alone holds stays here.
     private static func sendInCluster(
         _ number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>, server: Server,
-        retainedRevision: inout UInt64?, ticket: inout UInt64?
+        ticket: inout UInt64?
     ) throws(CenterError) -> Int {
         var groupsMet: [String] = []
+        var retainedRevision: UInt64? = nil
         let receivers = try server.center.send(to: number, from: sender, audience: .everyone, groupsMet: &groupsMet) {
             (revision: UInt64?) in
             retainedRevision = revision

@@ -14,6 +14,9 @@ enum Reply: Equatable {
     /// Nothing now: the handler queues the reply itself later (a `HELLO` whose secret is checked off the loop),
     /// while the session holds every command behind it.
     case later
+    /// Nothing now: a publication to a retained number whose value waits for the end-of-turn save; the server
+    /// answers it once the value is saved (or could not be), and the session's other commands wait for that.
+    case staged
 
     /// Appends the wire bytes.
     func encode(into buffer: inout [UInt8]) {
@@ -22,7 +25,7 @@ enum Reply: Equatable {
         case .count(let count): ReplyEncoder.okCount(count, into: &buffer)
         case .list(let lines): ReplyEncoder.list(lines, into: &buffer)
         case .pong(let text): ReplyEncoder.pong(text, into: &buffer)
-        case .later: break
+        case .later, .staged: break
         }
     }
 }

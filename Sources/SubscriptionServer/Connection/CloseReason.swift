@@ -27,6 +27,9 @@ public enum CloseReason: String, CaseIterable, Sendable {
     case revoked
     /// The daemon stopped (SIGTERM drain).
     case shutdown
+    /// It published a retained value whose save failed in a way subd could not undo (a sync failed, and so did
+    /// cutting the value back off the log): the value may be on disk or not, so it gets no answer, only the close.
+    case unsaved
 
     /// The reason for a failed read or write: ETIMEDOUT is the kernel giving up on an unanswered peer.
     static func forError(_ error: SystemCallError) -> CloseReason {

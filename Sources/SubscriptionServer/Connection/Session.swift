@@ -93,6 +93,19 @@ final class Session: Customer, @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var isDirty = false
+    /// This session's publications to retained numbers that wait for the end-of-turn save of their values and are not
+    /// answered yet (docs/STATE.md, "When a change is on disk"). While there are any, its next publications to
+    /// retained numbers are staged too, and any other command waits in ``waitingCommand``.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var stagedValues = 0
+    /// A command that came while ``stagedValues`` were waiting: it runs, and the commands behind it, once they are
+    /// answered (``runWaitingCommand()``). Nothing is read or run meanwhile.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var waitingCommand: Result<Command, ProtocolError>?
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
@@ -308,7 +321,7 @@ final class Session: Customer, @unchecked Sendable {
     /// bytes and a reset that arrive together must both be read now, or the session would stay open for good.
     private func readCommands() {
         var reads = 0
-        while machine.isReading {
+        while machine.isReading && waitingCommand == nil {
             guard reads < Self.readsPerTurn else {
                 // One busy client must not starve the others: come back after them.
                 scheduleRead()
@@ -395,22 +408,44 @@ final class Session: Customer, @unchecked Sendable {
     /// then reading stops, and the rest run once the output has drained (a 5-byte LIST can make a reply of
     /// megabytes, so the check is made after every command, not once per read).
     private func processCommands() {
-        while machine.isReading, let result = parser.next() {
-            switch consume result {
-            case .success(let command):
-                owner.run(command, for: self)
-            case .failure(let parsed):
-                loop.traffic.protocolErrors += 1
-                let error = CommandPolicy.screen(parsed, verb: parser.failedVerb, for: self)
-                queueError(error)
-                if error.closesConnection {
-                    owner.sessionFailed(self, with: error)
-                    requestClose(.protocolError)
-                }
-            }
-            let actions = machine.commandRan(outputHeld: output.heldBytes)
-            if !actions.isEmpty { perform(actions) }
+        while machine.isReading, waitingCommand == nil, let result = parser.next() {
+            handle(result)
         }
+    }
+
+    /// Runs a parsed command, or answers a malformed one; then lets the state machine pause reading when the output
+    /// grew past its mark. While values of this session wait for their save, a command that is not another such
+    /// value (and any malformed line) waits in ``waitingCommand`` instead: its answer must follow theirs.
+    private func handle(_ result: consuming Result<Command, ProtocolError>) {
+        switch consume result {
+        case .success(let command):
+            owner.run(command, for: self)
+        case .failure(let parsed) where stagedValues > 0:
+            waitingCommand = .failure(parsed)
+            return
+        case .failure(let parsed):
+            loop.traffic.protocolErrors += 1
+            let error = CommandPolicy.screen(parsed, verb: parser.failedVerb, for: self)
+            queueError(error)
+            if error.closesConnection {
+                owner.sessionFailed(self, with: error)
+                requestClose(.protocolError)
+            }
+        }
+        let actions = machine.commandRan(outputHeld: output.heldBytes)
+        if !actions.isEmpty { perform(actions) }
+    }
+
+    /// The values this session staged are answered: the command that waited for them runs (the server may make it
+    /// wait again, behind values it staged itself), then the commands behind it, then reading goes on.
+    func runWaitingCommand() {
+        guard let waiting = waitingCommand else { return }
+        waitingCommand = nil
+        guard machine.phase == .open else { return }
+        handle(waiting)
+        processCommands()
+        // Reading stopped while the command waited; bytes that came meanwhile may not be reported again.
+        if waitingCommand == nil { scheduleRead() }
     }
 
     /// While closing: read and drop what the peer still sends, until it closes.
@@ -448,12 +483,11 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Writing
 
-    /// Writes what is pending, once the saved state is durable (``EventLoop/stateCommit``); the state machine then
-    /// arms the write source if the socket is full. Called at the end of a turn, or between two reads of one
+    /// Writes what is pending; the state machine then arms the write source if the socket is full. (Nothing queued
+    /// waits for the saved state: a value's answer and frames are queued only once it is saved.) Called at the end of a turn, or between two reads of one
     /// (``EventLoop/flushEarly(reader:)``).
     func flush() {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
-        if let stateCommit = loop.stateCommit { stateCommit.commit() }
         do {
             let written: Int
             if let tls {

@@ -64,11 +64,11 @@ final class EventLoop: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var frameLog = FrameLog()
-    /// The saved state's commit, with a state directory (nil without one). Called before a session writes anything
-    /// (``Session/flush()``), `commit` makes the saved state durable first, so no `+OK` leaves before what it
-    /// acknowledges is on disk, whichever path wrote it. While `isPending` (values `commit` would write and sync),
-    /// nothing is written between two reads (``flushEarly(reader:)``), so a turn's values are still committed
-    /// together, once, at its end.
+    /// The saved state's end of turn, with a state directory (nil without one): while `isPending` (values staged by
+    /// this turn's publications, records to write, sessions waiting for their values' answers), ``endOfTurn()``
+    /// calls `commit`, which writes and syncs the turn's values together (one fdatasync with `fsync: turn`), then
+    /// makes them current, delivers and answers them, or answers `-ERR` when they could not be saved, and lets the
+    /// sessions that waited go on (docs/STATE.md).
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
@@ -120,23 +120,25 @@ final class EventLoop: @unchecked Sendable {
         deferred.append(work)
     }
 
-    /// Ends a turn: the deferred work, then one flush (writev) per session that got output. A flush may make more
-    /// sessions dirty (a resumed session runs its buffered commands) or defer more work (a session that closed);
-    /// both are done in the same turn, by this call: a call made meanwhile (``isEndingTurn``) returns at once, so no
-    /// entry of the dirty list is flushed or released twice.
+    /// Ends a turn: the deferred work, the saved state's commit (``stateCommit``), then one flush (writev) per session
+    /// that got output. A flush may make more sessions dirty (a resumed session runs its buffered commands), defer more
+    /// work (a session that closed) or stage more values (a session that waited for the commit runs on); all are done
+    /// in the same turn, by this call: a call made meanwhile (``isEndingTurn``) returns at once, so no entry of the
+    /// dirty list is flushed or released twice.
     func endOfTurn() {
         guard !isEndingTurn else { return }
         isEndingTurn = true
         defer { isEndingTurn = false }
         repeat {
             if !deferred.isEmpty { runDeferred() }
+            if let stateCommit, stateCommit.isPending() { stateCommit.commit() }
             var index = 0
             while index < dirty.count {
                 flush(dirty[index])
                 index += 1
             }
             dirty.removeAll(keepingCapacity: true)
-        } while !deferred.isEmpty
+        } while !deferred.isEmpty || stateCommit?.isPending() == true
         frameLog.rewindIfUnheld()
     }
 
@@ -145,11 +147,9 @@ final class EventLoop: @unchecked Sendable {
     /// is parsed; the others wait for the end of the turn (ref-relay's `FLUSH_AT`). A 1 → 10 fan-out reads 64 KiB of
     /// `PUB`s and queues about as much for each subscriber: those go out now; 100 subscribers of one message each
     /// (the bench's `wide`) wait, and get one write per turn, not one per read. A session that is behind waits for
-    /// its write source, and nothing goes out while the saved state has values to commit (``stateCommit``).
-    /// Each entry flushed leaves the list first, so a turn ended from inside one of these flushes sees only the
+    /// its write source. Each entry flushed leaves the list first, so a turn ended from inside one of these flushes sees only the
     /// others.
     func flushEarly(reader: Session) {
-        if let stateCommit, stateCommit.isPending() { return }
         var index = 0
         while index < dirty.count {
             let session = dirty[index]

@@ -10,9 +10,12 @@ import SubscriptionWire
 ///
 /// - `CREATE` and `REMOVE` (and numbers a reload creates) are on disk, fdatasync'd, before their `+OK`: the record
 ///   is written before the number is removed, and right after it is created (undone if the write fails).
-/// - A publication to a retained number is buffered; ``EventLoop/stateCommit`` commits the turn's values (one
-///   fdatasync, `fsync: turn`) before any reply of the turn is written, or writes them and leaves the sync to the
-///   once-a-second housekeeping (`fsync: everysec`).
+/// - A publication to a retained number is staged (State/Server+Staging.swift): ``EventLoop/stateCommit`` writes the
+///   turn's values together (and syncs them once, `fsync: turn`, or leaves the sync to the once-a-second housekeeping,
+///   `fsync: everysec`), and only then are they made current, delivered and answered; `-ERR LIMIT` when they could
+///   not be written.
+/// - A failed write (a full disk) is undone and tried again by the next change; a failed sync stops saving until a
+///   restart (``StateSaving/Health``).
 /// - The daemon's own `$SYS.` numbers are never saved: they are made at every start.
 extension Server {
     /// Opens `state_dir` and puts back the numbers and retained values it holds, before the configured numbers are
@@ -58,9 +61,13 @@ extension Server {
         logger.info("\(report.description)")
         opened = nil
         state = store
+        savesState = true
         loop.stateCommit = (
-            isPending: { [unowned self] in self.state?.hasUncommittedRecords ?? false },
-            commit: { [unowned self] in self.commitState() }
+            isPending: { [unowned self] in self.hasStateWork },
+            commit: { [unowned self] in
+                self.commitState()
+                self.resumeSessionsThatWaited()
+            }
         )
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
@@ -83,35 +90,33 @@ extension Server {
             _ = try? center.remove(number)
             throw stateFailed(error)
         }
+        reportStateSaved()
     }
 
-    /// Makes a removal durable, before the number is removed from the center. On failure nothing is removed.
+    /// Makes a removal durable, before the number is removed from the center. On failure nothing is removed. The
+    /// values staged before it are saved and published first, so none of them lands on the number after it is gone
+    /// (or on a number of the same name created after it).
     func saveRemoved(_ number: String) throws(ProtocolError) {
         guard let state, center.contains(number) else { return }
+        if !saving.staged.isEmpty { commitState() }
         if let refusal = stateRefusal { throw refusal }
         do {
             try state.numberRemoved(number)
         } catch {
             throw stateFailed(error)
         }
+        reportStateSaved()
     }
 
-    /// After a failed save, the error every change that must be saved gets (until a restart); nil while saving works.
+    /// After a failed sync, the error every change that must be saved gets (until a restart); nil while saving works
+    /// or only writes failed (each change tries again).
     var stateRefusal: ProtocolError? {
-        guard state != nil, stats.stateFailures > 0 else { return nil }
+        guard let state, !state.isUsable else { return nil }
         return ProtocolError(.limit, "the state could not be saved (see the log); changes are refused until a restart")
     }
 
-    /// Throws ``stateRefusal`` for a publication to a retained number, which would have to be saved. Cheap when
-    /// saving works (one comparison), so the publish path may call it every time.
-    func checkStateAccepts(publicationTo number: String) throws(ProtocolError) {
-        guard stats.stateFailures > 0, let refusal = stateRefusal,
-            case .some(.some) = try? center.retainedSlot(of: number)
-        else { return }
-        throw refusal
-    }
-
-    /// Buffers a retained number's new value; it reaches the log at ``commitState()``.
+    /// Buffers the value of a retained number that the cluster's bucket stored (the bucket is its first copy); it
+    /// reaches the log with the turn's commit.
     func saveValue(
         of number: String, revision: UInt64, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>
     ) {
@@ -125,70 +130,56 @@ extension Server {
         }
     }
 
-    /// The turn's buffered values written (and, with `fsync: turn`, synced) before its replies go out.
-    func commitState() {
-        // After a failure nothing more is written (changes are refused until a restart): no write retried per turn.
-        guard let state, state.hasUncommittedRecords, stats.stateFailures == 0 else { return }
-        do {
-            try state.endOfTurn()
-        } catch {
-            reportStateFailure(error)
-        }
-    }
-
     /// Once a second from housekeeping: the sync of `fsync: everysec`, and a compaction when the log has grown to
-    /// several times what it holds.
+    /// several times what it holds. A compaction that fails leaves the log as it was (and is tried again a second
+    /// later); it is logged once, not once a second, and stops saving only when it left the store unusable.
     func maintainState() {
-        guard let state, stats.stateFailures == 0 else { return }
+        guard let state, state.isUsable else { return }
         do {
             if configuration.fsync == .everySecond { try state.commit() }
-            if state.needsCompaction {
-                let report = try state.compactIfNeeded { [center] number in
-                    guard let slot = try? center.retainedSlot(of: number), let value = slot.value else { return nil }
-                    return StoredValue(
-                        number: number, revision: slot.revision, sender: value.sender, info: value.info,
-                        payload: value.payload)
-                }
-                if let report {
-                    logger.info(
-                        "state: log compacted",
-                        metadata: [
-                            "before": "\(report.bytesBefore)", "after": "\(report.bytesAfter)",
-                        ])
-                }
-            }
         } catch {
             reportStateFailure(error)
+            return
+        }
+        guard state.needsCompaction else { return }
+        do {
+            let report = try state.compactIfNeeded { [center] number in
+                guard let slot = try? center.retainedSlot(of: number), let value = slot.value else { return nil }
+                return StoredValue(
+                    number: number, revision: slot.revision, sender: value.sender, info: value.info,
+                    payload: value.payload)
+            }
+            saving.compactionFailing = false
+            if let report {
+                logger.info(
+                    "state: log compacted",
+                    metadata: ["before": "\(report.bytesBefore)", "after": "\(report.bytesAfter)"])
+            }
+        } catch {
+            if !state.isUsable {
+                reportStateFailure(error)
+            } else if !saving.compactionFailing {
+                saving.compactionFailing = true
+                logger.error(
+                    "state: the log could not be compacted; it goes on growing, and compaction is tried every second",
+                    metadata: ["error": "\(error)"])
+            }
         }
     }
 
-    /// At the end of the drain: the last values synced, the log closed.
+    /// At the end of the drain: the values staged last saved and answered, the last values synced, the log closed.
     func closeState() {
         stateTimer?.cancel()
         stateTimer = nil
         guard let state else { return }
+        commitState()
         self.state = nil
+        savesState = false
         loop.stateCommit = nil
         do {
             try state.close()
         } catch {
             reportStateFailure(error)
-        }
-    }
-
-    /// The reply to a change that could not be saved.
-    private func stateFailed(_ error: StateError) -> ProtocolError {
-        reportStateFailure(error)
-        return ProtocolError(.limit, "the state could not be saved: \(error)")
-    }
-
-    /// Logged once at critical (the store refuses every change after a failed sync), counted each time.
-    private func reportStateFailure(_ error: StateError) {
-        stats.stateFailures += 1
-        if stats.stateFailures == 1 {
-            logger.critical(
-                "state: cannot save to state_dir; CREATE, REMOVE and retained publications refused until a restart",
-                metadata: ["error": "\(error)"])
         }
     }
 }

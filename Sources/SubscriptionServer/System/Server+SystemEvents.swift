@@ -4,9 +4,11 @@ import SubscriptionProtocol
 import SubscriptionSystem
 
 extension Server {
-    /// Creates the `$SYS.` numbers (at start, before anything else).
+    /// Creates the `$SYS.` numbers (at start, before anything else); `$SYS.state.` ones only with a state directory.
     func createSystemNumbers() throws(CenterError) {
-        for topic in SystemTopic.allCases { try center.create(topic.rawValue) }
+        for topic in SystemTopic.allCases where !topic.needsStateDirectory || configuration.stateDirectory != nil {
+            try center.create(topic.rawValue)
+        }
     }
 
     /// Publishes a system notification (`event` and `time` first, then `object`'s fields) at the end of the turn,

@@ -23,6 +23,14 @@ enum SystemTopic: String, CaseIterable {
     case configReloaded = "$SYS.config.reloaded"
     /// Every `sys_interval` seconds (10 by default): the STATS keys and values.
     case stats = "$SYS.stats"
+    /// With `state_dir`: saving failed (a write or a sync): `error`, and `stopped` (true: changes are refused until a
+    /// restart; false: each change tries again). Posted when saving goes from working to failing, or to stopped.
+    case stateFailed = "$SYS.state.failed"
+    /// With `state_dir`: a write worked again after failures: `failures` (STATS `state_failures`).
+    case stateRecovered = "$SYS.state.recovered"
+
+    /// True for the topics that exist only with a state directory.
+    var needsStateDirectory: Bool { self == .stateFailed || self == .stateRecovered }
 }
 
 /// One line of JSON: an object of string, integer, boolean and null fields, in the order given.

@@ -1,0 +1,169 @@
+import SubscriptionCenter
+import SubscriptionProtocol
+import SubscriptionState
+import SubscriptionWire
+
+/// Saved before seen (docs/STATE.md, "When a change is on disk"): with a state directory, a publication to a retained
+/// number is *staged*. Its revision is decided, its frame made and its record buffered in the store, and nothing else
+/// happens: the center keeps the saved value, no subscriber is sent it, no reply is queued. At the end of the turn
+/// (``EventLoop/stateCommit``, or before a `REMOVE`) the store writes the turn's values together (one write, and under
+/// `fsync: turn` one fdatasync); then each value is made current, delivered and answered `+OK <receivers>`, in the
+/// order of the publications. When the write or the sync fails, each is answered `-ERR LIMIT` instead and the store
+/// forgets them, so what `GET` and subscribers see is always what the disk has.
+///
+/// A session with staged values goes on staging its next publications to retained numbers (a pipelining publisher
+/// pays one sync per turn, not one per value), and any other command of it waits until they are answered, so its
+/// replies keep their order and a command behind a value sees it.
+extension Server {
+    /// Stages a publication to a retained number and returns ``Reply/staged``; nil, having done nothing, when the
+    /// publication is not staged: a plain number, one that does not exist (the caller answers `NOTFOUND`, or looks
+    /// it up in the cluster), a retained number the cluster shares (its bucket saves it). Throws ``stateRefusal``
+    /// for a retained number once saving stopped.
+    func stage(
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], for session: Session
+    ) throws(ProtocolError) -> Reply? {
+        guard let state, let revision = try stagingRevision(of: number) else { return nil }
+        let sender = session.name
+        do {
+            try state.valuePublished(
+                StoredValue(
+                    number: number, revision: revision, sender: sender, info: info, payload: Array(payload)))
+        } catch {
+            throw stateFailed(error)
+        }
+        let publication = payload.withUnsafeBytes {
+            Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+        }
+        saving.staged.append(
+            .init(session: session, number: number, revision: revision, sender: sender, publication: publication))
+        session.stagedValues += 1
+        return .staged
+    }
+
+    /// True when `command` would be staged for `session` as it stands: a permitted `PUB`/`SEND` to a retained number
+    /// whose value this node saves. Any other command of a session with staged values waits for their answers.
+    func stagesValue(_ command: Command, for session: Session) -> Bool {
+        switch command {
+        case .publish(let number, _, _), .send(let number, _):
+            guard (try? CommandPolicy.authorize(command, for: session)) != nil else { return false }
+            return (try? stagingRevision(of: number)) != nil
+        default:
+            return false
+        }
+    }
+
+    /// The revision a value staged now for `number` gets: the one after its last value, staged or saved. Nil when
+    /// its publications are not staged (see ``stage(_:payload:info:for:)``).
+    private func stagingRevision(of number: String) throws(ProtocolError) -> UInt64? {
+        guard let state, case .some(.some(let slot)) = try? center.retainedSlot(of: number) else { return nil }
+        if let refusal = stateRefusal { throw refusal }
+        if isClustered, let cluster, cluster.sharesRetained(number) { return nil }
+        return max(slot.revision, state.lastRevision(of: number) ?? 0) + 1
+    }
+
+    /// True while the end of the turn has saving to do: values staged, records to write or sync, sessions to resume.
+    var hasStateWork: Bool {
+        !saving.staged.isEmpty || !saving.waiting.isEmpty || state?.needsEndOfTurn == true
+    }
+
+    /// Writes (and under `fsync: turn` syncs) what the turn buffered, then answers the staged values: published and
+    /// `+OK <receivers>` when that worked; `-ERR LIMIT` (the store forgets them) when it failed; no answer at all, the
+    /// publisher's connection closed after its earlier replies, when the failure left it unknown whether they are on
+    /// disk (``StateStore/hasUncertainTail``). Sessions with a command waiting are listed for
+    /// ``resumeSessionsThatWaited()``.
+    func commitState() {
+        guard let state else { return }
+        let values = saving.takeStaged()
+        var failure: StateError? = nil
+        if !values.isEmpty || state.needsEndOfTurn {
+            do {
+                try state.endOfTurn()
+                reportStateSaved()
+            } catch {
+                failure = error
+                state.discardUnwritten()
+                reportStateFailure(error)
+            }
+        }
+        for value in values {
+            let session = value.session
+            session.stagedValues -= 1
+            if session.machine.phase != .closed {
+                if let failure {
+                    refuse(value, failure, uncertain: state.hasUncertainTail)
+                } else {
+                    publish(value)
+                }
+            }
+            if session.stagedValues == 0 && session.waitingCommand != nil { saving.waiting.append(session) }
+        }
+    }
+
+    /// The sessions whose staged values were answered run the command that waited, and those behind it (which may
+    /// stage values for the next commit of the same turn).
+    func resumeSessionsThatWaited() {
+        guard !saving.waiting.isEmpty else { return }
+        for session in saving.takeWaiting() { session.runWaitingCommand() }
+    }
+
+    /// A saved value made current and delivered; the publisher told how many received it.
+    private func publish(_ value: StateSaving.StagedValue) {
+        let receivers: Int
+        do throws(CenterError) {
+            receivers = try center.send(to: value.number, from: value.sender, atRevision: value.revision) { _ in
+                value.publication
+            }
+        } catch {
+            // Not reached: a REMOVE saves and publishes the staged values before the number goes.
+            value.session.queueError(ProtocolError(error))
+            return
+        }
+        stats.messagesPublished += 1
+        stats.messagesDelivered += UInt64(receivers)
+        numberCounters.published(to: value.number)
+        value.session.queue(.count(receivers))
+    }
+
+    /// A value that could not be saved: `-ERR LIMIT`, or, when it may be on disk after all, no answer.
+    private func refuse(_ value: StateSaving.StagedValue, _ failure: StateError, uncertain: Bool) {
+        guard !uncertain else {
+            value.session.requestClose(.unsaved)
+            return
+        }
+        value.session.queueError(ProtocolError(.limit, "the state could not be saved: \(failure); nothing was changed"))
+    }
+
+    /// The reply to a change that could not be saved.
+    func stateFailed(_ error: StateError) -> ProtocolError {
+        reportStateFailure(error)
+        return ProtocolError(.limit, "the state could not be saved: \(error); nothing was changed")
+    }
+
+    /// Counts a failure, each time; logs it at critical and posts `$SYS.state.failed` when saving goes from working
+    /// to failing, or to stopped.
+    func reportStateFailure(_ error: StateError) {
+        stats.stateFailures += 1
+        let stopped = state.map { !$0.isUsable } ?? true
+        let health: StateSaving.Health = stopped ? .stopped : .failing
+        guard health != saving.health else { return }
+        saving.health = health
+        if stopped {
+            logger.critical(
+                "state: saving stopped; CREATE, REMOVE and retained publications are refused until a restart",
+                metadata: ["error": "\(error)"])
+        } else {
+            logger.critical(
+                "state: cannot write to state_dir; CREATE, REMOVE and retained publications fail until a write works",
+                metadata: ["error": "\(error)"])
+        }
+        post(.stateFailed, JSONObject([("error", .string("\(error)")), ("stopped", .bool(stopped))]))
+    }
+
+    /// After a write that worked: when saving was failing, it works again (logged, `$SYS.state.recovered`).
+    func reportStateSaved() {
+        guard saving.health == .failing else { return }
+        saving.health = .working
+        logger.notice("state: saving works again", metadata: ["failures": "\(stats.stateFailures)"])
+        post(.stateRecovered, JSONObject([("failures", .unsigned(stats.stateFailures))]))
+    }
+}
