@@ -484,8 +484,8 @@ final class Session: Customer, @unchecked Sendable {
     // MARK: Writing
 
     /// Writes what is pending; the state machine then arms the write source if the socket is full. (Nothing queued
-    /// waits for the saved state: a value's answer and frames are queued only once it is saved.) Called at the end of a turn, or between two reads of one
-    /// (``EventLoop/flushEarly(reader:)``).
+    /// waits for the saved state: a value's answer and frames are queued only once it is saved.) Called at the end of
+    /// a turn, or between two reads of one (``EventLoop/flushEarly(reader:)``).
     func flush() {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
         do {

@@ -147,8 +147,8 @@ final class EventLoop: @unchecked Sendable {
     /// is parsed; the others wait for the end of the turn (ref-relay's `FLUSH_AT`). A 1 → 10 fan-out reads 64 KiB of
     /// `PUB`s and queues about as much for each subscriber: those go out now; 100 subscribers of one message each
     /// (the bench's `wide`) wait, and get one write per turn, not one per read. A session that is behind waits for
-    /// its write source. Each entry flushed leaves the list first, so a turn ended from inside one of these flushes sees only the
-    /// others.
+    /// its write source. Each entry flushed leaves the list first, so a turn ended from inside one of these flushes
+    /// sees only the others.
     func flushEarly(reader: Session) {
         var index = 0
         while index < dirty.count {
