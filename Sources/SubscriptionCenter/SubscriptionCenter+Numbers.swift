@@ -68,6 +68,13 @@ extension SubscriptionCenter {
         return entry.retained
     }
 
+    /// A retained number's current revision (0 before its first message); nil for a plain number. Throws
+    /// ``CenterError/notFound(_:)`` when the number does not exist. ``retainedSlot(of:)`` without the value.
+    @inlinable public func retainedRevision(of number: String) throws(CenterError) -> UInt64? {
+        guard let entry = numbers[NameKey(number)] else { throw .notFound(number) }
+        return entry.retained?.revision
+    }
+
     /// The current values of the retained numbers that match `pattern`, in byte order of the numbers, skipping those
     /// with nothing sent yet and, with `from`, those whose value another sender sent (what a new subscription to
     /// `pattern` is told first). An invalid pattern matches nothing.

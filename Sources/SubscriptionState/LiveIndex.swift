@@ -76,7 +76,12 @@ struct LiveIndex {
 
     /// Checks that `name` may take a value at `revision`.
     func checkPublish(_ name: String, revision: UInt64) throws(Refusal) {
-        guard let entry = entries[ExactName(name)] else { throw .missing(name) }
+        try Self.check(entries[ExactName(name)], name, revision: revision)
+    }
+
+    /// The rule of a value: its number exists, is retained, and has a lower revision.
+    private static func check(_ entry: Entry?, _ name: String, revision: UInt64) throws(Refusal) {
+        guard let entry else { throw .missing(name) }
         guard entry.kind == .retained else { throw .notRetained(name) }
         guard revision > entry.revision else { throw .staleRevision(name, revision: revision, current: entry.revision) }
     }
@@ -85,12 +90,13 @@ struct LiveIndex {
     /// as it was, which ``restore(_:_:)`` puts back.
     @discardableResult
     mutating func publish(_ name: String, revision: UInt64, recordBytes: Int) throws(Refusal) -> Entry {
-        try checkPublish(name, revision: revision)
-        let key = ExactName(name)
-        let old = entries[key]!
-        entries[key]!.revision = revision
+        // One lookup: this runs for every retained value saved.
+        guard let index = entries.index(forKey: ExactName(name)) else { throw .missing(name) }
+        let old = entries.values[index]
+        try Self.check(old, name, revision: revision)
+        entries.values[index].revision = revision
+        entries.values[index].valueBytes = recordBytes
         liveBytes += recordBytes - old.valueBytes
-        entries[key]!.valueBytes = recordBytes
         return old
     }
 

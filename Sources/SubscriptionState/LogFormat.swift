@@ -60,24 +60,34 @@ enum LogFormat {
     /// Appends a `value` record; returns its size in bytes.
     @discardableResult
     static func appendValue(_ value: StoredValue, to buffer: inout [UInt8]) -> Int {
-        precondition(value.info.count <= Int(UInt8.max), "a stored value holds at most 255 info pairs")
-        precondition(value.payload.count <= maxRecordLength - 4096, "a stored payload is at most 1 GiB - 4 KiB")
+        appendValue(
+            of: value.number, revision: value.revision, sender: value.sender, info: value.info,
+            payload: value.payload[...], to: &buffer)
+    }
+
+    /// ``appendValue(_:to:)`` from the value's parts, so a publication's payload is copied once, into the record.
+    static func appendValue(
+        of number: String, revision: UInt64, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>,
+        to buffer: inout [UInt8]
+    ) -> Int {
+        precondition(info.count <= Int(UInt8.max), "a stored value holds at most 255 info pairs")
+        precondition(payload.count <= maxRecordLength - 4096, "a stored payload is at most 1 GiB - 4 KiB")
         return appendRecord(.value, to: &buffer) { body in
-            appendText(value.number, to: &body)
-            appendLittleEndian(value.revision, to: &body)
-            if let sender = value.sender {
+            appendText(number, to: &body)
+            appendLittleEndian(revision, to: &body)
+            if let sender {
                 body.append(1)
                 appendText(sender, to: &body)
             } else {
                 body.append(0)
             }
-            body.append(UInt8(value.info.count))
-            for pair in value.info {
+            body.append(UInt8(info.count))
+            for pair in info {
                 appendText(pair.key, to: &body)
                 appendText(pair.value, to: &body)
             }
-            appendLittleEndian(UInt32(value.payload.count), to: &body)
-            body.append(contentsOf: value.payload)
+            appendLittleEndian(UInt32(payload.count), to: &body)
+            body.append(contentsOf: payload)
         }
     }
 

@@ -30,7 +30,12 @@ import SubscriptionWire
 /// the cut itself fails, ``hasUncertainTail`` is set: the records the failed call was to confirm may or may not be on
 /// disk.
 ///
-/// Not thread-safe: one owner (the event loop's queue) makes every call. The store holds an exclusive lock on the
+/// Not thread-safe: one owner (the event loop's queue) makes every call. **Exclusivity.** The properties a value's
+/// record touches are marked `@exclusivity(unchecked)` under `#if !DEBUG`: release builds skip their runtime checks
+/// (a few percent of a retained publication). Their invariant: only that one owner touches them, and no method keeps
+/// an inout access to one across a call that can reach it again (the store calls out only to its ``StateDisk`` and,
+/// in a compaction, to `currentValue`, which must not call the store). Debug builds, which `make test` runs, keep
+/// the checks. The store holds an exclusive lock on the
 /// directory while it is open. Releasing it without ``close()`` loses the buffered records, as a crash would.
 public final class StateStore {
     /// The log's file name in the state directory.
@@ -47,6 +52,9 @@ public final class StateStore {
     /// When the log is compacted.
     public let compaction: CompactionPolicy
     /// What the store did since it was opened.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     public internal(set) var counters = StateCounters()
 
     // Internal rather than private: the extensions in StateStore+Open.swift and StateStore+Compaction.swift use them.
@@ -54,17 +62,29 @@ public final class StateStore {
     let disk: any StateDisk
     private var directoryFD: Int32
     private var logFD: Int32
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private(set) var index: LiveIndex
     /// Records appended and not yet written to the file.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private var pending: [UInt8] = []
     /// The index entry each buffered value replaced, oldest first: ``discardUnwritten()`` puts them back in reverse.
     /// Emptied by every write that succeeds.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private var journal: [(name: String, entry: LiveIndex.Entry)] = []
     /// Bytes of the log file: its header and every complete record written.
     private(set) var writtenBytes: Int
     /// Bytes were written since the last fdatasync.
     private var unsynced = false
     /// Why the store stopped, after a failure it cannot undo.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private var failure: String?
     /// A failed sync's records could not be cut off the log: they may be on disk or not (see the type's comment).
     public private(set) var hasUncertainTail = false
@@ -175,15 +195,24 @@ public final class StateStore {
     ///
     /// `value.number` must be a retained number of the state, and `value.revision` above its current revision.
     public func valuePublished(_ value: StoredValue) throws(StateError) {
+        try valuePublished(
+            value.number, revision: value.revision, sender: value.sender, info: value.info, payload: value.payload[...])
+    }
+
+    /// ``valuePublished(_:)`` from the value's parts: the payload is copied once, into the buffered record.
+    public func valuePublished(
+        _ number: String, revision: UInt64, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>
+    ) throws(StateError) {
         try checkUsable()
+        let mark = pending.count
+        let size = LogFormat.appendValue(
+            of: number, revision: revision, sender: sender, info: info, payload: payload, to: &pending)
         do {
-            try index.checkPublish(value.number, revision: value.revision)
+            journal.append((number, try index.publish(number, revision: revision, recordBytes: size)))
         } catch {
+            pending.removeSubrange(mark...)
             preconditionFailure("StateStore.valuePublished: \(error)")
         }
-        let size = LogFormat.appendValue(value, to: &pending)
-        let replaced = try! index.publish(value.number, revision: value.revision, recordBytes: size)
-        journal.append((value.number, replaced))
         counters.records += 1
     }
 

@@ -3,17 +3,23 @@ import SubscriptionProtocol
 extension Server {
     /// Runs one parsed command for `session`: the policy first, then the verb's handler (one file each, in this
     /// folder); the reply, or the error, is queued after any pushes the command caused. While the session has values
-    /// waiting for their save, a command that would not stage another one waits for their answers
-    /// (``Session/waitingCommand``).
+    /// waiting for their save, only a permitted `PUB`/`SEND` runs (staged too, or made to wait by
+    /// ``stage(_:payload:info:for:)``); any other command, or one the policy refuses, waits for their answers
+    /// (``Session/waitingCommand``), so its reply comes after theirs.
     func run(_ command: consuming Command, for session: Session) {
-        if session.stagedValues > 0 && !stagesValue(command, for: session) {
+        if session.stagedValues > 0 && !command.isPublication {
             session.waitingCommand = .success(command)
             return
         }
         let context = CommandContext(session: session, server: self)
         let reply: Reply
         do throws(ProtocolError) {
-            try CommandPolicy.authorize(command, for: session)
+            do {
+                try CommandPolicy.authorize(command, for: session)
+            } catch  where session.stagedValues > 0 {
+                session.waitingCommand = .success(command)
+                return
+            }
             switch consume command {
             case .hello(let name, let token): reply = try HelloCommand.run(name: name, token: token, context)
             case .create(let number, let retained): reply = try CreateCommand.run(number, retained: retained, context)
@@ -39,6 +45,16 @@ extension Server {
         switch reply {
         case .later, .staged: return
         default: session.queue(reply)
+        }
+    }
+}
+
+extension Command {
+    /// True for `PUB` and `SEND`.
+    fileprivate var isPublication: Bool {
+        switch self {
+        case .publish, .send: return true
+        default: return false
         }
     }
 }

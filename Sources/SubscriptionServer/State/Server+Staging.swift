@@ -18,16 +18,28 @@ extension Server {
     /// Stages a publication to a retained number and returns ``Reply/staged``; nil, having done nothing, when the
     /// publication is not staged: a plain number, one that does not exist (the caller answers `NOTFOUND`, or looks
     /// it up in the cluster), a retained number the cluster shares (its bucket saves it). Throws ``stateRefusal``
-    /// for a retained number once saving stopped.
+    /// for a retained number once saving stopped. A publication of a session with staged values that is not staged
+    /// itself (or is refused) waits behind them instead (``Session/waitingCommand``): its answer must follow theirs.
     func stage(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], for session: Session
     ) throws(ProtocolError) -> Reply? {
-        guard let state, let revision = try stagingRevision(of: number) else { return nil }
+        guard let state else { return nil }
+        let revision: UInt64?
+        do {
+            revision = try stagingRevision(of: number, in: state)
+        } catch {
+            guard session.stagedValues > 0 else { throw error }
+            revision = nil
+        }
+        guard let revision else {
+            guard session.stagedValues > 0 else { return nil }
+            // PUB and SEND run the same way; the copy of the payload outlives the read buffer.
+            session.waitingCommand = .success(.publish(number: number, payload: ArraySlice(Array(payload)), info: info))
+            return .staged
+        }
         let sender = session.name
         do {
-            try state.valuePublished(
-                StoredValue(
-                    number: number, revision: revision, sender: sender, info: info, payload: Array(payload)))
+            try state.valuePublished(number, revision: revision, sender: sender, info: info, payload: payload)
         } catch {
             throw stateFailed(error)
         }
@@ -40,25 +52,16 @@ extension Server {
         return .staged
     }
 
-    /// True when `command` would be staged for `session` as it stands: a permitted `PUB`/`SEND` to a retained number
-    /// whose value this node saves. Any other command of a session with staged values waits for their answers.
-    func stagesValue(_ command: Command, for session: Session) -> Bool {
-        switch command {
-        case .publish(let number, _, _), .send(let number, _):
-            guard (try? CommandPolicy.authorize(command, for: session)) != nil else { return false }
-            return (try? stagingRevision(of: number)) != nil
-        default:
-            return false
-        }
-    }
-
     /// The revision a value staged now for `number` gets: the one after its last value, staged or saved. Nil when
-    /// its publications are not staged (see ``stage(_:payload:info:for:)``).
-    private func stagingRevision(of number: String) throws(ProtocolError) -> UInt64? {
-        guard let state, case .some(.some(let slot)) = try? center.retainedSlot(of: number) else { return nil }
+    /// its publications are not staged (see ``stage(_:payload:info:for:)``). One lookup in the center; the store's
+    /// index only when values of another number were staged since.
+    private func stagingRevision(of number: String, in state: StateStore) throws(ProtocolError) -> UInt64? {
+        guard case .some(.some(let saved)) = try? center.retainedRevision(of: number) else { return nil }
         if let refusal = stateRefusal { throw refusal }
         if isClustered, let cluster, cluster.sharesRetained(number) { return nil }
-        return max(slot.revision, state.lastRevision(of: number) ?? 0) + 1
+        guard let last = saving.staged.last else { return saved + 1 }
+        if ExactName(last.number) == ExactName(number) { return last.revision + 1 }
+        return max(saved, state.lastRevision(of: number) ?? 0) + 1
     }
 
     /// True while the end of the turn has saving to do: values staged, records to write or sync, sessions to resume.
@@ -73,7 +76,8 @@ extension Server {
     /// ``resumeSessionsThatWaited()``.
     func commitState() {
         guard let state else { return }
-        let values = saving.takeStaged()
+        var values = saving.takeStaged()
+        defer { saving.giveBack(&values) }
         var failure: StateError? = nil
         if !values.isEmpty || state.needsEndOfTurn {
             do {

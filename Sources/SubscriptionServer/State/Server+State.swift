@@ -122,9 +122,7 @@ extension Server {
     ) {
         guard let state else { return }
         do {
-            try state.valuePublished(
-                StoredValue(
-                    number: number, revision: revision, sender: sender, info: info, payload: Array(payload)))
+            try state.valuePublished(number, revision: revision, sender: sender, info: info, payload: payload)
         } catch {
             reportStateFailure(error)
         }

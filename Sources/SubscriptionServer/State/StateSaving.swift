@@ -39,11 +39,18 @@ struct StateSaving {
     /// True from a failed compaction until one succeeds (logged once, not once a second).
     var compactionFailing = false
 
-    /// The staged values, taken out in order (the list keeps its storage for the next turn).
+    /// The staged values, taken out in order; ``giveBack(_:)`` returns the list's storage for the next turn.
     mutating func takeStaged() -> [StagedValue] {
-        let values = staged
-        staged.removeAll(keepingCapacity: true)
+        var values: [StagedValue] = []
+        swap(&values, &staged)
         return values
+    }
+
+    /// Empties `values` (taken by ``takeStaged()`` and answered) and keeps its storage, unless values were staged
+    /// meanwhile.
+    mutating func giveBack(_ values: inout [StagedValue]) {
+        values.removeAll(keepingCapacity: true)
+        if staged.isEmpty { swap(&values, &staged) }
     }
 
     /// The waiting sessions, taken out.
