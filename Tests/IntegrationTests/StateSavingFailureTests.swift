@@ -281,4 +281,24 @@ final class StateSavingFailureTests: IntegrationTestCase {
         XCTAssertEqual(got, ["R a", "PLAIN b", "R c", "R d"], "the publisher's order")
         XCTAssertEqual(daemon.stop(), 0)
     }
+
+    func testAValueWhosePublisherLeftAtOnceIsStillSavedAndPublished() throws {
+        let stateDirectory = try temporaryDirectory("gone")
+        let daemon = try Daemon(config: config(stateDirectory))
+        let reader = try connect(daemon, "reader")
+        XCTAssertEqual(try reader.command("CREATE R retain"), .ok("created"))
+        try subscribe(reader, "R")
+        for round in 1...20 {
+            // The value and the end of the connection arrive together (a close, or a reset on odd rounds): the session
+            // is closing, or closed, before its value is saved.
+            let publisher = try LineClient.connect(port: daemon.port, label: "publisher \(round)")
+            try publisher.send("SEND R value-\(round)\n")
+            if round % 2 == 0 { publisher.close() } else { publisher.reset() }
+            XCTAssertEqual(try reader.nextMessage().text, "value-\(round)", "round \(round): delivered")
+        }
+        XCTAssertEqual(try reader.command("GET R"), .ok("20"), "current")
+        XCTAssertEqual(try reader.nextMessage().text, "value-20")
+        _ = daemon.stop(signal: SIGKILL)
+        XCTAssertEqual(try loggedValues(stateDirectory, "R").count, 20, "and saved")
+    }
 }

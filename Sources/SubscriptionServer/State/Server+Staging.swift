@@ -53,14 +53,13 @@ extension Server {
     }
 
     /// The revision a value staged now for `number` gets: the one after its last value, staged or saved. Nil when
-    /// its publications are not staged (see ``stage(_:payload:info:for:)``). One lookup in the center; the store's
-    /// index only when values of another number were staged since.
+    /// its publications are not staged (see ``stage(_:payload:info:for:)``).
     private func stagingRevision(of number: String, in state: StateStore) throws(ProtocolError) -> UInt64? {
         guard case .some(.some(let saved)) = try? center.retainedRevision(of: number) else { return nil }
         if let refusal = stateRefusal { throw refusal }
         if isClustered, let cluster, cluster.sharesRetained(number) { return nil }
-        guard let last = saving.staged.last else { return saved + 1 }
-        if ExactName(last.number) == ExactName(number) { return last.revision + 1 }
+        // The store's revision counts the values staged this turn; the center's is the last published. They agree
+        // otherwise, and the higher one keeps the store's rule (each revision above the last) whatever happened.
         return max(saved, state.lastRevision(of: number) ?? 0) + 1
     }
 
@@ -92,12 +91,11 @@ extension Server {
         for value in values {
             let session = value.session
             session.stagedValues -= 1
-            if session.machine.phase != .closed {
-                if let failure {
-                    refuse(value, failure, uncertain: state.hasUncertainTail)
-                } else {
-                    publish(value)
-                }
+            // A value is published once saved even when its publisher has gone meanwhile: the disk has it.
+            if let failure {
+                refuse(value, failure, uncertain: state.hasUncertainTail)
+            } else {
+                publish(value)
             }
             if session.stagedValues == 0 && session.waitingCommand != nil { saving.waiting.append(session) }
         }
@@ -119,17 +117,18 @@ extension Server {
             }
         } catch {
             // Not reached: a REMOVE saves and publishes the staged values before the number goes.
-            value.session.queueError(ProtocolError(error))
+            if value.session.machine.phase != .closed { value.session.queueError(ProtocolError(error)) }
             return
         }
         stats.messagesPublished += 1
         stats.messagesDelivered += UInt64(receivers)
         numberCounters.published(to: value.number)
-        value.session.queue(.count(receivers))
+        if value.session.machine.phase != .closed { value.session.queue(.count(receivers)) }
     }
 
     /// A value that could not be saved: `-ERR LIMIT`, or, when it may be on disk after all, no answer.
     private func refuse(_ value: StateSaving.StagedValue, _ failure: StateError, uncertain: Bool) {
+        guard value.session.machine.phase != .closed else { return }
         guard !uncertain else {
             value.session.requestClose(.unsaved)
             return
