@@ -3,24 +3,11 @@ import Glibc
 
 /// iproute2's tools (`ip`, `ss`), run to completion for the tests that need a network namespace or socket timers.
 enum IPRoute2 {
-    /// Runs `arguments` (the tool, found on PATH, then its arguments) and returns its stdout; throws, with its
-    /// stderr, when it fails or runs longer than `timeout` seconds.
+    /// Runs `arguments` (the tool, then its arguments) and returns its stdout
+    /// (``ExternalTool/run(_:timeout:missing:)``).
     @discardableResult
     static func run(_ arguments: [String], timeout: TimeInterval = 10) throws -> String {
-        let command = arguments.joined(separator: " ")
-        let child = try ChildProcess(
-            executable: URL(fileURLWithPath: "/usr/bin/env"), arguments: arguments, label: arguments.first ?? "env")
-        guard let status = child.waitForExit(timeout: timeout) else {
-            child.kill9IfRunning()
-            throw HarnessError.timeout("`\(command)` did not exit within \(timeout) s")
-        }
-        child.stdout.waitForEnd(timeout: 5)
-        child.stderr.waitForEnd(timeout: 5)
-        guard status == 0 else {
-            let hint = status == 127 ? " (is iproute2 installed? `make test` installs it)" : ""
-            throw HarnessError.process("`\(command)` exited with status \(status)\(hint): \(child.stderr.text)")
-        }
-        return child.stdout.text
+        try ExternalTool.run(arguments, timeout: timeout, missing: "is iproute2 installed? `make test` installs it")
     }
 }
 

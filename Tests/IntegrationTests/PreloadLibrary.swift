@@ -21,15 +21,7 @@ enum PreloadLibrary {
         var arguments = ["cc", "-shared", "-fPIC", "-O2", "-Wall"]
         if FileManager.default.fileExists(atPath: include.path) { arguments += ["-I", include.path] }
         arguments += ["-o", library.path, source.appendingPathComponent("\(name).c").path, "-ldl"]
-        let compiler = Process()
-        compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compiler.arguments = arguments
-        try compiler.run()
-        compiler.waitUntilExit()
-        guard compiler.terminationStatus == 0 else {
-            throw HarnessError.process(
-                "cc could not build \(library.path) from \(source.path) (exit \(compiler.terminationStatus))")
-        }
+        try ExternalTool.run(arguments, timeout: 120)
         return library
     }
 }

@@ -43,15 +43,17 @@ final class StateSavingFailureTests: IntegrationTestCase {
             to: faults.appendingPathComponent(call), atomically: true, encoding: .utf8)
     }
 
-    private func runAsRoot(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw HarnessError.process("\(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
-        }
+    /// A publisher that created the retained number R, a subscriber of R, and a watcher of `$SYS.state.*`.
+    private func openClients(_ daemon: Daemon) throws -> (
+        publisher: LineClient, subscriber: LineClient, watcher: LineClient
+    ) {
+        let publisher = try connect(daemon, "publisher")
+        let subscriber = try connect(daemon, "subscriber")
+        let watcher = try connect(daemon, "watcher")
+        XCTAssertEqual(try publisher.command("CREATE R retain"), .ok("created"))
+        try subscribe(subscriber, "R")
+        try subscribe(watcher, "$SYS.state.*")
+        return (publisher, subscriber, watcher)
     }
 
     /// Publishes `texts` to `number` with one write (the daemon reads them in a few turns, each one commit), padded
@@ -120,16 +122,11 @@ final class StateSavingFailureTests: IntegrationTestCase {
             throw XCTSkip("mounting a small tmpfs needs root: run make test as root to test a really full file system")
         }
         let mountPoint = try temporaryDirectory("full-disk")
-        try runAsRoot(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path])
-        cleanups.append { try? self.runAsRoot(["umount", "-l", mountPoint.path]) }
+        try ExternalTool.run(["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", mountPoint.path])
+        cleanups.append { try? ExternalTool.run(["umount", "-l", mountPoint.path]) }
         let stateDirectory = mountPoint.appendingPathComponent("state")
         let daemon = try Daemon(config: config(stateDirectory))
-        let publisher = try connect(daemon, "publisher")
-        let subscriber = try connect(daemon, "subscriber")
-        let watcher = try connect(daemon, "watcher")
-        XCTAssertEqual(try publisher.command("CREATE R retain"), .ok("created"))
-        try subscribe(subscriber, "R")
-        try subscribe(watcher, "$SYS.state.*")
+        let (publisher, subscriber, watcher) = try openClients(daemon)
 
         // Twelve pipelined batches of twenty 2 KB values: the first fit, then a batch does not, and the values of a
         // turn are saved together or not at all.
@@ -155,7 +152,7 @@ final class StateSavingFailureTests: IntegrationTestCase {
         XCTAssertEqual(try publisher.command("SEND PLAIN plain numbers go on"), .ok("0"))
 
         // Room again: the next value is saved, with the revision after the last saved one.
-        try runAsRoot(["mount", "-o", "remount,size=1m", mountPoint.path])
+        try ExternalTool.run(["mount", "-o", "remount,size=1m", mountPoint.path])
         XCTAssertEqual(try publisher.command("SEND R after"), .ok("1"))
         assertSame(try received(subscriber), ["after"], from: UInt64(saved.count + 1), "the value after")
         let recovered = try stateEvents(watcher)
@@ -206,12 +203,7 @@ final class StateSavingFailureTests: IntegrationTestCase {
         let stateDirectory = try temporaryDirectory("sync-error")
         let faults = try temporaryDirectory("faults")
         let daemon = try startWithFaults(stateDirectory, faults)
-        let publisher = try connect(daemon, "publisher")
-        let subscriber = try connect(daemon, "subscriber")
-        let watcher = try connect(daemon, "watcher")
-        XCTAssertEqual(try publisher.command("CREATE R retain"), .ok("created"))
-        try subscribe(subscriber, "R")
-        try subscribe(watcher, "$SYS.state.*")
+        let (publisher, subscriber, watcher) = try openClients(daemon)
         XCTAssertEqual(try publisher.command("SEND R first"), .ok("1"))
 
         try inject("sync", into: faults)  // once: the cut's own sync works
