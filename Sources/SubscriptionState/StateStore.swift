@@ -71,7 +71,8 @@ public final class StateStore {
         @exclusivity(unchecked)
     #endif
     private var pending: [UInt8] = []
-    /// The index entry each buffered value replaced, oldest first: ``discardUnwritten()`` puts them back in reverse.
+    /// The index entry each buffered staged value replaced, oldest first: ``discardUnwritten()`` puts them back in
+    /// reverse.
     /// Emptied by every write that succeeds.
     #if !DEBUG
         @exclusivity(unchecked)
@@ -199,16 +200,21 @@ public final class StateStore {
             value.number, revision: value.revision, sender: value.sender, info: value.info, payload: value.payload[...])
     }
 
-    /// ``valuePublished(_:)`` from the value's parts: the payload is copied once, into the buffered record.
+    /// ``valuePublished(_:)`` from the value's parts: the payload is copied once, into the buffered record. A `staged`
+    /// value is not published yet: ``discardUnwritten()`` takes it back when its write fails. Any other (a value the
+    /// caller made current already, e.g. from a cluster) stays in the index when its record is discarded, so the index
+    /// keeps agreeing with what is current, and a compaction writes it from there.
     public func valuePublished(
-        _ number: String, revision: UInt64, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>
+        _ number: String, revision: UInt64, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>,
+        staged: Bool = true
     ) throws(StateError) {
         try checkUsable()
         let mark = pending.count
         let size = LogFormat.appendValue(
             of: number, revision: revision, sender: sender, info: info, payload: payload, to: &pending)
         do {
-            journal.append((number, try index.publish(number, revision: revision, recordBytes: size)))
+            let replaced = try index.publish(number, revision: revision, recordBytes: size)
+            if staged { journal.append((number, replaced)) }
         } catch {
             pending.removeSubrange(mark...)
             preconditionFailure("StateStore.valuePublished: \(error)")
@@ -217,7 +223,8 @@ public final class StateStore {
     }
 
     /// Drops the buffered records (the values of a turn whose ``endOfTurn()`` threw, answered `-ERR`): the store
-    /// forgets them, as if they had never been published, so the next value of a number follows its last saved one.
+    /// forgets the staged ones, as if they had never been published, so the next value of a number follows its last
+    /// saved one.
     public func discardUnwritten() {
         while let (name, entry) = journal.popLast() { index.restore(name, entry) }
         pending.removeAll(keepingCapacity: pending.capacity <= 1 << 20)

@@ -201,4 +201,27 @@ final class StateFailureTests: StateDirectoryTestCase {
         XCTAssertFalse(store.isUsable)
         XCTAssertTrue(store.hasUncertainTail)
     }
+
+    func testADiscardKeepsTheIndexOfValuesThatWereCurrentAlreadySoACompactionWritesThem() throws {
+        let (store, _, _) = try openStore(directory.path, disk: disk)
+        try store.numberCreated("SHARED", kind: .retained)
+        try store.numberCreated("LOCAL", kind: .retained)
+        let shared = sampleValue("SHARED", 7)  // made current by its caller before it is saved (a cluster's value)
+        try store.valuePublished(
+            shared.number, revision: 7, sender: nil, info: [], payload: shared.payload[...], staged: false)
+        let local = sampleValue("LOCAL", 1)
+        try store.valuePublished(
+            local.number, revision: 1, sender: nil, info: [], payload: local.payload[...], staged: true)
+        disk.writeBudget = 0
+        XCTAssertNotNil(stateError { try store.endOfTurn() })
+        store.discardUnwritten()
+        XCTAssertEqual(store.lastRevision(of: "SHARED"), 7, "still what is current")
+        XCTAssertEqual(store.lastRevision(of: "LOCAL"), 0, "taken back")
+        disk.writeBudget = nil
+        try store.compact { $0 == "SHARED" ? shared : nil }
+        try store.close()
+        let (_, state, _) = try openStore(directory.path)
+        XCTAssertEqual(state.values["SHARED"], shared, "the compaction wrote it")
+        XCTAssertNil(state.values["LOCAL"])
+    }
 }

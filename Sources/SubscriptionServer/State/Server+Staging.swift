@@ -63,16 +63,15 @@ extension Server {
         return max(saved, state.lastRevision(of: number) ?? 0) + 1
     }
 
-    /// True while the end of the turn has saving to do: values staged, records to write or sync, sessions to resume.
+    /// True while the end of the turn has saving to do: values staged, records to write or sync.
     var hasStateWork: Bool {
-        !saving.staged.isEmpty || !saving.waiting.isEmpty || state?.needsEndOfTurn == true
+        !saving.staged.isEmpty || state?.needsEndOfTurn == true
     }
 
     /// Writes (and under `fsync: turn` syncs) what the turn buffered, then answers the staged values: published and
     /// `+OK <receivers>` when that worked; `-ERR LIMIT` (the store forgets them) when it failed; no answer at all, the
     /// publisher's connection closed after its earlier replies, when the failure left it unknown whether they are on
-    /// disk (``StateStore/hasUncertainTail``). Sessions with a command waiting are listed for
-    /// ``resumeSessionsThatWaited()``.
+    /// disk (``StateStore/hasUncertainTail``). Sessions with a command waiting go on at the next turn.
     func commitState() {
         guard let state else { return }
         var values = saving.takeStaged()
@@ -97,15 +96,18 @@ extension Server {
             } else {
                 publish(value)
             }
-            if session.stagedValues == 0 && session.waitingCommand != nil { saving.waiting.append(session) }
+            if session.stagedValues == 0 && session.waitingCommand != nil { resumeOnNextTurn(session) }
         }
     }
 
-    /// The sessions whose staged values were answered run the command that waited, and those behind it (which may
-    /// stage values for the next commit of the same turn).
-    func resumeSessionsThatWaited() {
-        guard !saving.waiting.isEmpty else { return }
-        for session in saving.takeWaiting() { session.runWaitingCommand() }
+    /// A session whose staged values were answered runs the command that waited, and those behind it, on the loop's
+    /// next turn: after the others' events, so a session that alternates retained publications with other commands
+    /// (one sync each time) does not hold the loop for a whole read's worth of syncs.
+    private func resumeOnNextTurn(_ session: Session) {
+        loop.queue.async { [loop] in
+            session.runWaitingCommand()
+            loop.endOfTurn()
+        }
     }
 
     /// A saved value made current and delivered; the publisher told how many received it.
@@ -136,10 +138,16 @@ extension Server {
         value.session.queueError(ProtocolError(.limit, "the state could not be saved: \(failure); nothing was changed"))
     }
 
-    /// The reply to a change that could not be saved.
+    /// The reply to a change that could not be saved; when the failure could not be undone
+    /// (``StateStore/hasUncertainTail``), it says that a restart may find the change after all.
     func stateFailed(_ error: StateError) -> ProtocolError {
         reportStateFailure(error)
-        return ProtocolError(.limit, "the state could not be saved: \(error); nothing was changed")
+        guard let state, state.hasUncertainTail else {
+            return ProtocolError(.limit, "the state could not be saved: \(error); nothing was changed")
+        }
+        return ProtocolError(
+            .limit, "the state could not be saved: \(error); not done now, but a restart may find it done (see the log)"
+        )
     }
 
     /// Counts a failure, each time; logs it at critical and posts `$SYS.state.failed` when saving goes from working

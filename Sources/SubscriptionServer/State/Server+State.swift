@@ -64,14 +64,14 @@ extension Server {
         savesState = true
         loop.stateCommit = (
             isPending: { [unowned self] in self.hasStateWork },
-            commit: { [unowned self] in
-                self.commitState()
-                self.resumeSessionsThatWaited()
-            }
+            commit: { [unowned self] in self.commitState() }
         )
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + .seconds(1), repeating: .seconds(1))
-        timer.setEventHandler { [unowned self] in self.maintainState() }
+        timer.setEventHandler { [unowned self] in
+            self.maintainState()
+            self.loop.endOfTurn()  // a failure's $SYS event goes out now
+        }
         stateTimer = timer
         timer.resume()
     }
@@ -122,7 +122,9 @@ extension Server {
     ) {
         guard let state else { return }
         do {
-            try state.valuePublished(number, revision: revision, sender: sender, info: info, payload: payload)
+            // Current already (the bucket has it): a failed write does not take it back from the index.
+            try state.valuePublished(
+                number, revision: revision, sender: sender, info: info, payload: payload, staged: false)
         } catch {
             reportStateFailure(error)
         }

@@ -1,7 +1,7 @@
 import SubscriptionProtocol
 
 /// What the server keeps about saving between the calls of a turn (issue 21, docs/STATE.md): the values staged by
-/// publications to retained numbers, the sessions whose commands wait for their answers, and whether saving works.
+/// publications to retained numbers, and whether saving works.
 /// Plain data; ``Server`` (State/Server+Staging.swift) acts on it.
 struct StateSaving {
     /// A publication to a retained number whose value waits for the end-of-turn save: its frame is made (with the
@@ -32,8 +32,6 @@ struct StateSaving {
 
     /// The turn's staged values, in the order of their publications.
     var staged: [StagedValue] = []
-    /// Sessions whose answers were queued by the last commit and that have a command waiting for them.
-    var waiting: [Session] = []
     /// Whether saving works.
     var health = Health.working
     /// True from a failed compaction until one succeeds (logged once, not once a second).
@@ -53,10 +51,4 @@ struct StateSaving {
         if staged.isEmpty { swap(&values, &staged) }
     }
 
-    /// The waiting sessions, taken out.
-    mutating func takeWaiting() -> [Session] {
-        let sessions = waiting
-        waiting.removeAll(keepingCapacity: true)
-        return sessions
-    }
 }
