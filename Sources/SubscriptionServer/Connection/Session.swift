@@ -399,7 +399,7 @@ final class Session: Customer, @unchecked Sendable {
         guard !machine.isWaitingForRoom else { return }  // one retry at a time
         perform(machine.tlsInputBlocked())  // the read source would report unread input again and again
         loop.queue.asyncAfter(deadline: .now() + .milliseconds(5)) {
-            self.perform(self.machine.tlsInputUnblocked())  // resumeReading: scheduleRead -> handleReadable
+            self.perform(self.machine.tlsInputUnblocked())  // resumeReading: scheduleResume -> handleReadable
             self.loop.endOfTurn()
         }
     }
@@ -481,6 +481,17 @@ final class Session: Customer, @unchecked Sendable {
         loop.queue.async { self.handleReadable() }
     }
 
+    /// Reading may go on (the output drained, a hold ended): on the loop's next step, never from the flush or the
+    /// release that allowed it, the commands already buffered run first (no new bytes may ever come to wake the read
+    /// source for them), then reading goes on (a hang-up reported while reading was paused may not be reported again).
+    /// So no command runs inside another command or inside the end of a turn.
+    private func scheduleResume() {
+        loop.queue.async {
+            if self.machine.phase == .open { self.processCommands() }
+            self.handleReadable()
+        }
+    }
+
     // MARK: Writing
 
     /// Writes what is pending; the state machine then arms the write source if the socket is full. (Nothing queued
@@ -552,12 +563,7 @@ final class Session: Customer, @unchecked Sendable {
         if actions.contains(.resumeReading) {
             readSource?.resume()
             lastInputAt = MonotonicClock.nanoseconds()
-            if machine.phase == .open {
-                // Commands already buffered run now: no new bytes may ever come to wake the read source for them.
-                processCommands()
-            }
-            // A hang-up reported while reading was paused may not be reported again: read on.
-            scheduleRead()
+            scheduleResume()
         }
     }
 

@@ -73,8 +73,8 @@ final class EventLoop: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var stateCommit: (isPending: () -> Bool, commit: () -> Void)?
-    /// True while ``endOfTurn()`` runs: a call made from inside it (a command answered at once while a resumed
-    /// session runs its buffered commands) returns, and the running call takes over what that one would have done.
+    /// True while ``endOfTurn()`` runs. No command runs inside it (a session resumed by a flush runs its commands on
+    /// the loop's next step, ``Session``), so nothing calls it again from inside: debug builds check that.
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
@@ -121,11 +121,11 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Ends a turn: the deferred work, the saved state's commit (``stateCommit``), then one flush (writev) per session
-    /// that got output. A flush may make more sessions dirty (a resumed session runs its buffered commands), defer more
-    /// work (a session that closed) or stage more values (a session that waited for the commit runs on); all are done
-    /// in the same turn, by this call: a call made meanwhile (``isEndingTurn``) returns at once, so no entry of the
-    /// dirty list is flushed or released twice.
+    /// that got output. A flush may defer more work (a session that closed posts `$SYS.client.disconnected`): it is
+    /// done in the same turn, by this call. It never runs a command (a session that may read again does so on the
+    /// next step), so it is never called from inside itself (checked in debug builds; release builds return).
     func endOfTurn() {
+        assert(!isEndingTurn, "EventLoop.endOfTurn called from inside itself: a command ran inside the end of a turn")
         guard !isEndingTurn else { return }
         isEndingTurn = true
         defer { isEndingTurn = false }
