@@ -12,32 +12,57 @@ import SubscriptionWire
 /// - The daemon's own numbers (first token `$SYS`, ``Names/isSystem(_:)``) may be subscribed to, never created,
 ///   removed or published to by a client (`DENIED`).
 enum CommandPolicy {
-    /// Throws the error to answer when `session` may not run `command`.
-    static func authorize(_ command: Command, for session: Session) throws(ProtocolError) {
-        if !session.isAuthenticated {
-            switch command {
-            case .hello, .ping, .quit: break
-            default: throw authenticationRequired
+    /// What a verb needs before its handler runs: the policy's table, one row per verb. The switch has no `default`,
+    /// so a verb added to ``Verb`` does not compile until it has its row: nothing is allowed by omission.
+    enum Requirement: Equatable, CaseIterable {
+        /// Nothing: allowed before authentication (`HELLO`, `PING`, `QUIT`).
+        case nothing
+        /// An authenticated session, no user right (`LIST`, `STATS`, `UNSUB`: they change nothing of anyone else's).
+        case authenticated
+        /// The user's `create_remove` right, on a number that is not the daemon's (`CREATE`, `REMOVE`).
+        case createRemove
+        /// The user's publish patterns permit the number, which is not the daemon's (`PUB`, `SEND`).
+        case publish
+        /// The user's subscribe patterns permit every number the pattern (or number) can match (`SUB`, `GET`).
+        case subscribe
+
+        /// The row of `verb`.
+        static func of(_ verb: Verb) -> Requirement {
+            switch verb {
+            case .hello, .ping, .quit: return .nothing
+            case .list, .stats, .unsub: return .authenticated
+            case .create, .remove: return .createRemove
+            case .pub, .send: return .publish
+            case .sub, .get: return .subscribe
             }
         }
-        switch command {
-        case .create(let number, _), .remove(let number):
+    }
+
+    /// Throws the error to answer when `subject` (a session) may not run `command`: its verb's ``Requirement``.
+    static func authorize<Subject: PolicySubject>(_ command: Command, for subject: Subject) throws(ProtocolError) {
+        let requirement = Requirement.of(command.verb)
+        if requirement != .nothing && !subject.isAuthenticated { throw authenticationRequired }
+        switch requirement {
+        case .nothing, .authenticated:
+            return
+        case .createRemove:
+            let number = command.target
             try checkNotSystem(number)
-            if let rights = session.rights, !rights.user.mayCreateAndRemove {
+            if let rights = subject.rights, !rights.user.mayCreateAndRemove {
                 throw ProtocolError(.denied, "user '\(rights.user.name)' may not create or remove numbers")
             }
-        case .publish(let number, _, _), .send(let number, _):
+        case .publish:
+            let number = command.target
             try checkNotSystem(number)
-            if let rights = session.rights, !rights.mayPublish(to: number) {
+            if let rights = subject.rights, !rights.mayPublish(to: number) {
                 throw ProtocolError(.denied, "user '\(rights.user.name)' may not publish to '\(number)'")
             }
-        case .subscribe(let pattern, _, _), .get(let pattern):
-            if let rights = session.rights, !rights.maySubscribe(to: pattern) {
+        case .subscribe:
+            if let rights = subject.rights, !rights.maySubscribe(to: command.target) {
                 throw ProtocolError(
-                    .denied, "user '\(rights.user.name)' may not subscribe to every number '\(pattern)' can match")
+                    .denied,
+                    "user '\(rights.user.name)' may not subscribe to every number '\(command.target)' can match")
             }
-        default:
-            return
         }
     }
 
@@ -45,21 +70,66 @@ enum CommandPolicy {
     /// verb is unknown): before authentication, every command but `HELLO`, `PING` and `QUIT` is `AUTH`, malformed or
     /// not (docs/PROTOCOL.md, Order of checks); an error that closes the connection (`TOOBIG`, a broken payload frame)
     /// stays what it is.
-    static func screen(_ error: ProtocolError, verb: Verb?, for session: Session) -> ProtocolError {
-        guard !session.isAuthenticated, !error.closesConnection else { return error }
-        switch verb {
-        case .hello, .ping, .quit: return error
-        default: return authenticationRequired
-        }
+    static func screen<Subject: PolicySubject>(_ error: ProtocolError, verb: Verb?, for subject: Subject)
+        -> ProtocolError
+    {
+        guard !subject.isAuthenticated, !error.closesConnection else { return error }
+        guard let verb, Requirement.of(verb) == .nothing else { return authenticationRequired }
+        return error
     }
 
     /// What a session that has not authenticated gets for a command it may not send yet.
-    private static let authenticationRequired = ProtocolError(
+    static let authenticationRequired = ProtocolError(
         .auth, "authentication required: send HELLO token=<secret> first")
 
     private static func checkNotSystem(_ number: String) throws(ProtocolError) {
         if Names.isSystem(number) {
             throw ProtocolError(.denied, "'\(number)' belongs to the daemon: subscribe to it, do not write to it")
+        }
+    }
+}
+
+/// What the policy reads of a session: whether it authenticated, and its user's rights (nil: every right). A protocol,
+/// so that the policy is tested without a socket; the command path calls it specialized for ``Session``.
+protocol PolicySubject: AnyObject {
+    /// True once `HELLO` authenticated the session (or when nothing is configured to authenticate with).
+    var isAuthenticated: Bool { get }
+    /// The user's rights; nil for every right.
+    var rights: UserRights? { get }
+}
+
+extension Session: PolicySubject {}
+
+extension Command {
+    /// The command's verb.
+    var verb: Verb {
+        switch self {
+        case .hello: return .hello
+        case .create: return .create
+        case .remove: return .remove
+        case .subscribe: return .sub
+        case .unsubscribe: return .unsub
+        case .publish: return .pub
+        case .send: return .send
+        case .list: return .list
+        case .get: return .get
+        case .stats: return .stats
+        case .ping: return .ping
+        case .quit: return .quit
+        }
+    }
+
+    /// The number or pattern a ``CommandPolicy/Requirement`` other than `nothing` and `authenticated` is checked
+    /// against; "" for the commands whose row needs none.
+    var target: String {
+        switch self {
+        case .create(let number, _), .remove(let number), .publish(let number, _, _), .send(let number, _),
+            .get(let number):
+            return number
+        case .subscribe(let pattern, _, _), .unsubscribe(let pattern):
+            return pattern
+        case .hello, .list, .stats, .ping, .quit:
+            return ""
         }
     }
 }
