@@ -42,26 +42,40 @@ enum CommandPolicy {
     static func authorize<Subject: PolicySubject>(_ command: Command, for subject: Subject) throws(ProtocolError) {
         let requirement = Requirement.of(command.verb)
         if requirement != .nothing && !subject.isAuthenticated { throw authenticationRequired }
+        // The number or pattern the row is checked against, borrowed from the command (a copy would cost a retain
+        // and a release per command).
+        switch command {
+        case .create(let number, _), .remove(let number), .publish(let number, _, _), .send(let number, _),
+            .get(let number):
+            try check(requirement, number, for: subject)
+        case .subscribe(let pattern, _, _):
+            try check(requirement, pattern, for: subject)
+        case .hello, .unsubscribe, .list, .stats, .ping, .quit:
+            return  // their rows (nothing, authenticated) name no number
+        }
+    }
+
+    /// Checks the right `requirement` names on `target`.
+    private static func check<Subject: PolicySubject>(
+        _ requirement: Requirement, _ target: String, for subject: Subject
+    ) throws(ProtocolError) {
         switch requirement {
         case .nothing, .authenticated:
             return
         case .createRemove:
-            let number = command.target
-            try checkNotSystem(number)
+            try checkNotSystem(target)
             if let rights = subject.rights, !rights.user.mayCreateAndRemove {
                 throw ProtocolError(.denied, "user '\(rights.user.name)' may not create or remove numbers")
             }
         case .publish:
-            let number = command.target
-            try checkNotSystem(number)
-            if let rights = subject.rights, !rights.mayPublish(to: number) {
-                throw ProtocolError(.denied, "user '\(rights.user.name)' may not publish to '\(number)'")
+            try checkNotSystem(target)
+            if let rights = subject.rights, !rights.mayPublish(to: target) {
+                throw ProtocolError(.denied, "user '\(rights.user.name)' may not publish to '\(target)'")
             }
         case .subscribe:
-            if let rights = subject.rights, !rights.maySubscribe(to: command.target) {
+            if let rights = subject.rights, !rights.maySubscribe(to: target) {
                 throw ProtocolError(
-                    .denied,
-                    "user '\(rights.user.name)' may not subscribe to every number '\(command.target)' can match")
+                    .denied, "user '\(rights.user.name)' may not subscribe to every number '\(target)' can match")
             }
         }
     }
@@ -116,20 +130,6 @@ extension Command {
         case .stats: return .stats
         case .ping: return .ping
         case .quit: return .quit
-        }
-    }
-
-    /// The number or pattern a ``CommandPolicy/Requirement`` other than `nothing` and `authenticated` is checked
-    /// against; "" for the commands whose row needs none.
-    var target: String {
-        switch self {
-        case .create(let number, _), .remove(let number), .publish(let number, _, _), .send(let number, _),
-            .get(let number):
-            return number
-        case .subscribe(let pattern, _, _), .unsubscribe(let pattern):
-            return pattern
-        case .hello, .list, .stats, .ping, .quit:
-            return ""
         }
     }
 }
