@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "SubscriptionNATS", targets: ["SubscriptionNATS"]),
         .library(name: "SubscriptionNotifications", targets: ["SubscriptionNotifications"]),
         .library(name: "SubscriptionCluster", targets: ["SubscriptionCluster"]),
+        .library(name: "SubscriptionWebSocket", targets: ["SubscriptionWebSocket"]),
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
@@ -57,6 +58,11 @@ let package = Package(
         // OpenSSL from Debian: libcrypto for the users' salted secret hashes (PBKDF2, random salts, constant-time
         // compares), libssl for TLS listeners.
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        // The server side of WebSocket (RFC 6455) as plain values: an incremental frame decoder (masking, fragments,
+        // control frames, UTF-8 of text messages, close codes, size limits), the server's frame encoder and the
+        // HTTP/1.1 upgrade's checks and answers. No sockets, no Foundation; the frame code needs only the wire's
+        // read buffer, the handshake OpenSSL's SHA-1 and Base64 (Sec-WebSocket-Accept).
+        .target(name: "SubscriptionWebSocket", dependencies: ["SubscriptionWire", "COpenSSL"]),
         // The daemon engine: BSD sockets + Dispatch around the center.
         .target(
             name: "SubscriptionServer",
@@ -138,6 +144,9 @@ let package = Package(
             name: "SubscriptionProtocolTests",
             dependencies: ["SubscriptionProtocol", "SubscriptionWire", "TestSupport"]
         ),
+        // The WebSocket codec: RFC 6455's examples, every refusal with its close code or HTTP status, each decoder
+        // test fed whole, a byte at a time and in seeded random chunks.
+        .testTarget(name: "SubscriptionWebSocketTests", dependencies: ["SubscriptionWebSocket", "TestSupport"]),
         .testTarget(
             name: "SubscriptionClientTests",
             dependencies: ["SubscriptionClient", "SubscriptionWire", "SubscriptionSystem", "TestSupport"]
