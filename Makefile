@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path \
+.PHONY: all deps deps-test deps-peers apt build release run test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -226,3 +226,16 @@ fuzz-path:
 		.build/fuzz-path/libSubscriptionProtocol.a .build/fuzz-path/libSubscriptionWire.a -o .build/fuzz-path/path-fuzz
 	.build/fuzz-path/path-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/command-path.dict \
 		-artifact_prefix=.build/fuzz-path/ .build/fuzz-path/corpus Tests/Fuzz/path-seeds
+
+## fuzz-ws: libFuzzer on the WebSocket frame decoder for FUZZ_SECONDS: each input fed whole and in chunks taken from
+## the input must give the same events, with the decoder's buffer bounded; crashes land in .build/fuzz-ws/
+fuzz-ws:
+	mkdir -p .build/fuzz-ws/corpus
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionWire -emit-library -static \
+		-emit-module -emit-module-path .build/fuzz-ws/SubscriptionWire.swiftmodule \
+		Sources/SubscriptionWire/*.swift -o .build/fuzz-ws/libSubscriptionWire.a
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name WebSocketFrameFuzz -I .build/fuzz-ws \
+		Tests/Fuzz/WebSocketFrameFuzz.swift Sources/SubscriptionWebSocket/Frames/*.swift \
+		.build/fuzz-ws/libSubscriptionWire.a -o .build/fuzz-ws/ws-fuzz
+	.build/fuzz-ws/ws-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/websocket.dict \
+		-artifact_prefix=.build/fuzz-ws/ .build/fuzz-ws/corpus
