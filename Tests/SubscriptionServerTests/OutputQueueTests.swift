@@ -62,7 +62,7 @@ final class OutputQueueTests: XCTestCase {
         var received: [UInt8] = []
         var rounds = 0
         while !queue.isEmpty {
-            _ = try queue.write(to: pair[0], vectors: vectors, maxVectors: maxVectors, scratch: scratch)
+            _ = try OutputWriter.write(&queue, to: pair[0], vectors: vectors, maxVectors: maxVectors, scratch: scratch)
             received += drainPeer(pair)
             rounds += 1
             XCTAssertLessThan(rounds, 100_000, "no progress")
@@ -126,11 +126,11 @@ final class OutputQueueTests: XCTestCase {
             // ranges out), a later one finds it full; now and then the reader catches up and the queue with it,
             // and takes ranges of the log again.
             if index % 150 == 0 {
-                _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 3, scratch: scratch)
+                _ = try OutputWriter.write(&queue, to: fds[0], vectors: vectors, maxVectors: 3, scratch: scratch)
             }
             if index % 450 == 0 { received += drainPeer() + (try writeAll(&queue, maxVectors: 3)) }
             if index % 330 == 0 {
-                _ = try other.write(to: otherPair[0], vectors: vectors, maxVectors: 5, scratch: scratch)
+                _ = try OutputWriter.write(&other, to: otherPair[0], vectors: vectors, maxVectors: 5, scratch: scratch)
             }
             if index % 1_000 == 999 { otherReceived += drainPeer(otherPair) + (try writeAll(&other, pair: otherPair)) }
         }
@@ -186,7 +186,7 @@ final class OutputQueueTests: XCTestCase {
 
         // Behind: shared, then in the log again once all is out.
         reply(String(repeating: "r", count: 64 << 10), to: &second)
-        _ = try second.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
+        _ = try OutputWriter.write(&second, to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertTrue(second.isBehind)
         let message = publication("behind")
         append(message, to: &second)
@@ -250,7 +250,7 @@ final class OutputQueueTests: XCTestCase {
         log.rewindIfUnheld()
         XCTAssertNotEqual(log.place(publication("x")).base, firstBase, "the queue holds the block")
         var received = [UInt8]()
-        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
+        _ = try OutputWriter.write(&queue, to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertTrue(queue.isBehind, "the 4 KiB socket buffer took part of it")
         log.rewindIfUnheld()
         XCTAssertEqual(log.place(publication("y")).base, firstBase, "behind: the ranges were copied out")
@@ -294,7 +294,7 @@ final class OutputQueueTests: XCTestCase {
         let big = publication(String(repeating: "b", count: 100_000))
         append(big, to: &queue)
         XCTAssertGreaterThanOrEqual(queue.heldBytes, 100_000 + Publication.overhead)
-        _ = try queue.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
+        _ = try OutputWriter.write(&queue, to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertLessThan(queue.pendingBytes, 100_000, "partly written")
         XCTAssertGreaterThanOrEqual(
             queue.heldBytes, 100_000 + Publication.overhead, "the publication is held until all is out")
@@ -336,7 +336,7 @@ final class OutputQueueTests: XCTestCase {
             first.removeAll()
             XCTAssertEqual(message.queueReferences, 1)
         }
-        _ = try third.write(to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
+        _ = try OutputWriter.write(&third, to: fds[0], vectors: vectors, maxVectors: 64, scratch: scratch)
         XCTAssertNotNil(gone, "partly written: still held")
         _ = try writeAll(&third)
         XCTAssertNil(gone, "all written: freed")
@@ -398,5 +398,52 @@ final class OutputQueueTests: XCTestCase {
         XCTAssertEqual(buffer.count, 1000)
         XCTAssertEqual(
             Array(UnsafeRawBufferPointer(start: buffer.readable(1000), count: 1000)), Array(kilobyte[..<1000]))
+    }
+
+    /// The write state alone, with no socket (the writes are ``OutputWriter``'s): a writer that takes a random part of
+    /// each offer, or nothing, gets exactly the queued bytes in order, and the queue ends empty and not behind.
+    func testTheWriteStateGivesTheQueuedBytesInOrderWhateverEachWriteTakes() {
+        var random = SeededGenerator(seed: 21)
+        for round in 0..<40 {
+            var queue = OutputQueue()
+            var expected: [UInt8] = []
+            for index in 0..<Int.random(in: 1...60, using: &random) {
+                if Bool.random(using: &random) {
+                    let text = String(repeating: "m", count: Int.random(in: 0...3000, using: &random)) + "\(index)"
+                    let message = publication(text)
+                    expected += Array("MSG N \(text.utf8.count)\n\(text)\n".utf8)
+                    append(message, to: &queue)
+                } else {
+                    let text = "+OK \(index)\r\n"
+                    expected += Array(text.utf8)
+                    reply(text, to: &queue)
+                }
+            }
+            var written: [UInt8] = []
+            var steps = 0
+            while !queue.isEmpty {
+                let (count, offered) = queue.nextVectors(vectors, maxVectors: 1 + round % 8, scratch: scratch)
+                XCTAssertGreaterThan(offered, 0)
+                var bytes: [UInt8] = []
+                for index in 0..<count {
+                    let vector = vectors[index]
+                    bytes += UnsafeRawBufferPointer(start: vector.iov_base, count: vector.iov_len)
+                }
+                XCTAssertEqual(bytes.count, offered, "the iovecs hold what is offered")
+                let taken = Int.random(in: 0...offered, using: &random)
+                if taken == 0 {
+                    queue.socketFull()
+                } else {
+                    written += bytes[..<taken]
+                    queue.wrote(taken, of: offered)
+                }
+                if taken < offered { XCTAssertTrue(queue.isBehind, "behind after a short write, until all is out") }
+                steps += 1
+                XCTAssertLessThan(steps, 100_000)
+            }
+            XCTAssertEqual(written, expected, "round \(round)")
+            XCTAssertFalse(queue.isBehind)
+            XCTAssertEqual(queue.heldBytes, 0)
+        }
     }
 }

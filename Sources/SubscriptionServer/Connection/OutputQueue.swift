@@ -178,35 +178,32 @@ struct OutputQueue {
         ownBytes.releaseStorage()
     }
 
-    /// Writes as much as the socket takes, until it would block or all is out. Returns the bytes written in this call.
-    ///
-    /// Up to `maxVectors` iovecs per writev(2): large chunks from where they lie, and runs of small ones (each under
-    /// ``gatherChunkLimit``: shared frames of small messages, replies between them) copied together into `scratch`,
-    /// one iovec per run, while it has room. The kernel copies many small iovecs more slowly than one block plus our
-    /// copy: a 1 → 500 fan-out of 128 B messages, shared frame by frame, spent about 30% less kernel time with
-    /// the runs gathered (`/proc/PID/stat`, the same bytes written).
-    mutating func write(
-        to fd: Int32,
-        vectors: UnsafeMutablePointer<iovec>,
-        maxVectors: Int,
-        scratch: UnsafeMutableRawBufferPointer
-    ) throws(SystemCallError) -> Int {
-        var total = 0
-        while head < chunks.count {
-            let (n, offered) = fillVectors(vectors, maxVectors: maxVectors, scratch: scratch)
-            guard case .processed(let written) = try Syscall.writev(fd, vectors, n) else {
-                fellBehind()
-                break
-            }
-            total += written
-            consume(written)
-            // A short write means the socket buffer is full: wait for the write source instead of asking again.
-            if written < offered {
-                fellBehind()
-                break
-            }
-        }
-        return total
+    // MARK: Writing: the state only (the system calls are OutputWriter's)
+
+    /// The iovecs of the next writev(2): up to `maxVectors`, large chunks from where they lie, and runs of small ones
+    /// (each under ``gatherChunkLimit``: shared frames of small messages, replies between them) copied together into
+    /// `scratch`, one iovec per run, while it has room. Returns the iovecs used and their bytes (0 and 0 when nothing
+    /// is queued). The kernel copies many small iovecs more slowly than one block plus our copy: a 1 → 500 fan-out of
+    /// 128 B messages, shared frame by frame, spent about 30% less kernel time with the runs gathered
+    /// (`/proc/PID/stat`, the same bytes written). Tell the queue what the write did: ``wrote(_:of:)`` or
+    /// ``socketFull()``.
+    func nextVectors(
+        _ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer
+    ) -> (count: Int, bytes: Int) {
+        fillVectors(vectors, maxVectors: maxVectors, scratch: scratch)
+    }
+
+    /// `written` of the `offered` bytes of the last ``nextVectors(_:maxVectors:scratch:)`` or ``nextBlock(scratch:)``
+    /// went out: they are released. Fewer than offered means the socket is full: the queue is behind until it is all
+    /// out (later frames are shared, not copied to the log).
+    mutating func wrote(_ written: Int, of offered: Int) {
+        consume(written)
+        if written < offered { fellBehind() }
+    }
+
+    /// The socket took nothing (EAGAIN): the queue is behind until it is all out.
+    mutating func socketFull() {
+        fellBehind()
     }
 
     /// Fills `vectors` from the head: up to `maxVectors` iovecs, runs of two or more small chunks gathered into
@@ -382,32 +379,17 @@ extension OutputQueue {
     /// At most this many bytes of one large chunk per `SSL_write`.
     static let tlsDirectLimit = 65_536
 
-    /// Writes as much as the TLS session takes, until it would block or all is out: small chunks copied together
-    /// into `scratch` (at least ``tlsGatherLimit`` bytes), large ones one at a time. A write that blocked is retried
-    /// first, with the same bytes (``TLSProgress/pendingWriteLength``), as OpenSSL requires. Returns the bytes
-    /// written in this call.
-    mutating func write(through stream: TLSStream, scratch: UnsafeMutableRawBufferPointer) throws(SystemCallError)
-        -> Int
-    {
-        var total = 0
-        while head < chunks.count {
-            let length = min(stream.progress.pendingWriteLength ?? nextTLSBlockLength(), pendingBytes)
-            let result: IOResult
-            let run = headRun()
-            if run.count >= length {
-                result = try stream.write(UnsafeRawBufferPointer(rebasing: run[..<length]))
-            } else {
-                copyPending(length, into: scratch)
-                result = try stream.write(UnsafeRawBufferPointer(rebasing: scratch[..<length]))
-            }
-            guard case .processed(let written) = result else {
-                fellBehind()
-                break
-            }
-            total += written
-            consume(written)
-        }
-        return total
+    /// The bytes of the next `SSL_write`: `length` bytes when OpenSSL asks for a write to be repeated as it was, else
+    /// a large first chunk alone (up to ``tlsDirectLimit``) or the small chunks in a row (up to ``tlsGatherLimit``),
+    /// from where they lie when one chunk holds them, else copied together into `scratch`. Empty when nothing is
+    /// queued. Tell the queue what the write did: ``wrote(_:of:)`` or ``socketFull()``.
+    func nextBlock(repeating length: Int?, scratch: UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard head < chunks.count else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        let count = min(length ?? nextTLSBlockLength(), pendingBytes)
+        let run = headRun()
+        if run.count >= count { return UnsafeRawBufferPointer(rebasing: run[..<count]) }
+        copyPending(count, into: scratch)
+        return UnsafeRawBufferPointer(rebasing: scratch[..<count])
     }
 
     /// The unwritten bytes of the first chunk, where they lie. Invariant: `head < chunks.count`; a publication's

@@ -508,10 +508,10 @@ final class Session: Customer, @unchecked Sendable {
                     if machine.phase == .closing { perform(machine.failed(.shutdown)) }
                     return
                 }
-                written = try output.write(through: tls, scratch: loop.writeScratch)
+                written = try OutputWriter.write(&output, through: tls, scratch: loop.writeScratch)
             } else {
-                written = try output.write(
-                    to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
+                written = try OutputWriter.write(
+                    &output, to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
             }
             loop.traffic.bytesOut += UInt64(written)
         } catch {
