@@ -3,27 +3,7 @@ import XCTest
 
 @testable import SubscriptionNATS
 
-/// How the input reaches the parser.
-enum FeedMode: CustomStringConvertible {
-    /// One append with every byte.
-    case allAtOnce
-    /// One append per byte.
-    case byteByByte
-    /// Chunks of random size (0 to 97 bytes, sometimes thousands), chosen by the seeded generator, written through
-    /// `withWritableTail` or `append`.
-    case randomChunks(seed: UInt64)
-
-    var description: String {
-        switch self {
-        case .allAtOnce: return "all at once"
-        case .byteByByte: return "one byte at a time"
-        case .randomChunks(let seed): return "random chunks, seed \(seed)"
-        }
-    }
-
-    /// Every mode, with a few seeds.
-    static let all: [FeedMode] = [.allAtOnce, .byteByByte] + (1...6).map { .randomChunks(seed: $0 &* 7919) }
-}
+extension NATSParser: IncrementalInput {}
 
 typealias FrameResult = Result<NATSServerFrame, NATSProtocolError>
 
@@ -40,7 +20,7 @@ func parse(
     var results: [FrameResult] = []
     var failed = false
 
-    func drain() {
+    func drain(_ parser: inout NATSParser) {
         while let result = parser.next() {
             XCTAssertFalse(failed, "a result after an error (\(mode))", file: file, line: line)
             results.append(result)
@@ -51,35 +31,7 @@ func parse(
         if failed { XCTAssertTrue(parser.isFinished, file: file, line: line) }
     }
 
-    switch mode {
-    case .allAtOnce:
-        parser.append(contentsOf: input)
-        drain()
-    case .byteByByte:
-        for byte in input {
-            parser.append(contentsOf: [byte])
-            drain()
-        }
-    case .randomChunks(let seed):
-        var generator = SeededGenerator(seed: seed)
-        var index = 0
-        while index < input.count {
-            let size =
-                Int.random(in: 0...10, using: &generator) == 0
-                ? Int.random(in: 0...5000, using: &generator) : Int.random(in: 0...97, using: &generator)
-            let end = min(input.count, index + size)
-            if Bool.random(using: &generator) {
-                parser.withWritableTail(minimumCapacity: end - index) { space in
-                    space.copyBytes(from: input[index..<end])
-                    return end - index
-                }
-            } else {
-                parser.append(contentsOf: input[index..<end])
-            }
-            index = end
-            drain()
-        }
-    }
+    mode.feed(input, to: &parser, drain: drain)
     return results
 }
 

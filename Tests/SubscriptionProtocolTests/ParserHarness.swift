@@ -4,24 +4,7 @@ import XCTest
 
 @testable import SubscriptionProtocol
 
-/// How the input reaches the parser.
-enum FeedMode: CustomStringConvertible {
-    /// One `append(contentsOf:)` with every byte.
-    case allAtOnce
-    /// One `append(_: UnsafeRawBufferPointer)` per byte.
-    case byteByByte
-    /// Chunks of random size (0 to 97 bytes, sometimes thousands), written through `withWritableTail` or
-    /// `append`, chosen by the seeded generator.
-    case randomChunks(seed: UInt64)
-
-    var description: String {
-        switch self {
-        case .allAtOnce: return "all at once"
-        case .byteByByte: return "one byte at a time"
-        case .randomChunks(let seed): return "random chunks, seed \(seed)"
-        }
-    }
-}
+extension CommandParser: IncrementalInput {}
 
 typealias ParseResult = Result<Command, ProtocolError>
 
@@ -63,7 +46,7 @@ func parse(
     var closed = false
     let bound = limits.maxLine + limits.maxPayload + 4
 
-    func drain() {
+    func drain(_ parser: inout CommandParser) {
         while let result = parser.next() {
             XCTAssertFalse(closed, "a result after a closing failure (\(mode))", file: file, line: line)
             results.append(result)
@@ -76,38 +59,7 @@ func parse(
         }
     }
 
-    switch mode {
-    case .allAtOnce:
-        parser.append(contentsOf: input)
-        drain()
-    case .byteByByte:
-        for byte in input {
-            withUnsafeBytes(of: byte) { parser.append($0) }
-            drain()
-        }
-    case .randomChunks(let seed):
-        var generator = SeededGenerator(seed: seed)
-        var offset = 0
-        while offset < input.count {
-            let big = Int.random(in: 0..<8, using: &generator) == 0
-            let size = min(input.count - offset, Int.random(in: 0...(big ? 5000 : 97), using: &generator))
-            let chunk = input[offset..<(offset + size)]
-            if Bool.random(using: &generator) {
-                // Ask for more space than is used, as a read(2) into the tail would.
-                let extra = Int.random(in: 0...64, using: &generator)
-                let written = parser.withWritableTail(minimumCapacity: size + extra) { space in
-                    XCTAssertGreaterThanOrEqual(space.count, size + extra, file: file, line: line)
-                    chunk.withUnsafeBytes { space.copyMemory(from: $0) }
-                    return size
-                }
-                XCTAssertEqual(written, size, file: file, line: line)
-            } else {
-                parser.append(contentsOf: chunk)
-            }
-            offset += size
-            drain()
-        }
-    }
+    mode.feed(input, to: &parser, drain: drain)
     // Nothing is left over: another empty look gives nothing.
     XCTAssertNil(parser.next(), file: file, line: line)
     return results

@@ -3,24 +3,7 @@ import XCTest
 
 @testable import SubscriptionWebSocket
 
-/// How the input reaches the decoder.
-enum FeedMode: CustomStringConvertible {
-    /// One `append(contentsOf:)` with every byte.
-    case allAtOnce
-    /// One `append(_: UnsafeRawBufferPointer)` per byte.
-    case byteByByte
-    /// Chunks of random size (0 to 97 bytes, sometimes thousands), written through `withWritableTail` or `append`,
-    /// chosen by the seeded generator.
-    case randomChunks(seed: UInt64)
-
-    var description: String {
-        switch self {
-        case .allAtOnce: return "all at once"
-        case .byteByByte: return "one byte at a time"
-        case .randomChunks(let seed): return "random chunks, seed \(seed)"
-        }
-    }
-}
+extension WebSocketFrameDecoder: IncrementalInput {}
 
 /// The masking key of RFC 6455's examples.
 let exampleMask: [UInt8] = [0x37, 0xFA, 0x21, 0x3D]
@@ -103,7 +86,7 @@ func decode(
     var events: [WebSocketEvent] = []
     var ended = false
 
-    func drain() {
+    func drain(_ decoder: inout WebSocketFrameDecoder) {
         while let event = decoder.next() {
             XCTAssertFalse(ended, "an event after the end (\(mode))", file: file, line: line)
             if case .data(let payload) = event {
@@ -130,38 +113,7 @@ func decode(
         }
     }
 
-    switch mode {
-    case .allAtOnce:
-        decoder.append(contentsOf: input)
-        drain()
-    case .byteByByte:
-        for byte in input {
-            withUnsafeBytes(of: byte) { decoder.append($0) }
-            drain()
-        }
-    case .randomChunks(let seed):
-        var generator = SeededGenerator(seed: seed)
-        var offset = 0
-        while offset < input.count {
-            let big = Int.random(in: 0..<8, using: &generator) == 0
-            let size = min(input.count - offset, Int.random(in: 0...(big ? 5000 : 97), using: &generator))
-            let chunk = input[offset..<(offset + size)]
-            if Bool.random(using: &generator) {
-                // Ask for more space than is used, as a read(2) into the tail would.
-                let extra = Int.random(in: 0...64, using: &generator)
-                let written = decoder.withWritableTail(minimumCapacity: size + extra) { space in
-                    XCTAssertGreaterThanOrEqual(space.count, size + extra, file: file, line: line)
-                    chunk.withUnsafeBytes { space.copyMemory(from: $0) }
-                    return size
-                }
-                XCTAssertEqual(written, size, file: file, line: line)
-            } else {
-                decoder.append(contentsOf: chunk)
-            }
-            offset += size
-            drain()
-        }
-    }
+    mode.feed(input, to: &decoder, drain: drain)
     XCTAssertNil(decoder.next(), file: file, line: line)
     return events
 }

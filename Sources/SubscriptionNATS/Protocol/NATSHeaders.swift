@@ -1,22 +1,13 @@
+import SubscriptionWire
+
 /// The headers of a NATS message (`HPUB`/`HMSG`): an optional status from the block's first line
 /// (`NATS/1.0 503`, `NATS/1.0 404 Message Not Found`) and named fields, in the order they came.
 ///
 /// Names are kept as written. The NATS server compares the names it reads (`Nats-Expected-Last-Subject-Sequence`)
 /// exactly, so write them in that form; ``subscript(_:)`` finds a name in any ASCII case.
 public struct NATSHeaders: Equatable, Sendable, ExpressibleByDictionaryLiteral {
-    /// One `Name: value` line.
-    public struct Field: Equatable, Sendable {
-        /// The name, as written.
-        public var name: String
-        /// The value, without the spaces around it.
-        public var value: String
-
-        /// A field.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// One header field (names compared in any ASCII case).
+    public typealias Field = HeaderField
 
     /// The fields, in order; a name may appear more than once.
     public var fields: [Field]

@@ -3,43 +3,28 @@ import SubscriptionWire
 extension WebSocketFrameDecoder {
     /// Appends bytes received from the client. Dropped once the decoder is finished.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        withWritableTail(minimumCapacity: bytes.count) { space in
-            space.copyMemory(from: bytes)
-            return bytes.count
-        }
+        if !isFinished { input.append(bytes) }
     }
 
     /// Appends bytes received from the client. Dropped once the decoder is finished.
     public mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
-        let copied: Void? = bytes.withContiguousStorageIfAvailable { append(UnsafeRawBufferPointer($0)) }
-        if copied == nil {
-            Array(bytes).withUnsafeBytes { append($0) }
-        }
+        Array(bytes).withUnsafeBytes { append($0) }
     }
 
-    /// Lets the caller read(2) (or `SSL_read`) straight into the decoder's buffer: makes at least `minimumCapacity`
-    /// bytes of free space at the tail (dropping consumed bytes first, reusing capacity), calls body with that space,
-    /// and commits the count body returns (0...space.count). Returns body's result. Once the decoder is finished the
-    /// bytes are dropped. If body throws, nothing is committed.
+    /// Lets the caller read(2) (or `SSL_read`) straight into the decoder's buffer: at least `minimumCapacity` free
+    /// bytes at the tail, `body` called with them, the count it returns kept (0...space.count); once the decoder is
+    /// finished, read and dropped. Returns `body`'s count. If `body` throws, nothing is kept.
     @discardableResult
     public mutating func withWritableTail(
         minimumCapacity: Int,
         _ body: (UnsafeMutableRawBufferPointer) throws -> Int
     ) rethrows -> Int {
-        let written = try ReadBuffer.withWritableTail(
-            &buffer, readIndex: &readIndex, writeIndex: &writeIndex, minimumCapacity: minimumCapacity, body)
-        if case .finished = state { return written }
-        writeIndex += written
-        return written
+        try input.withWritableTail(minimumCapacity: minimumCapacity, commit: !isFinished, body)
     }
 
     /// Frees the storage when the decoder holds no bytes (an idle connection keeps no read buffer).
     public mutating func releaseStorageIfEmpty() {
-        guard readIndex == writeIndex else { return }
-        readIndex = 0
-        writeIndex = 0
-        buffer = []
+        input.releaseStorageIfEmpty()
     }
 
     /// XORs `buffer[start..<start + count]` with the masking key `mask` (its first byte in the lowest bits), the key

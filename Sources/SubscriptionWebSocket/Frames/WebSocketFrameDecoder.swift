@@ -33,12 +33,23 @@ public struct WebSocketFrameDecoder {
     /// keeps the size it announced.
     public var limits: WebSocketLimits
 
-    /// The storage; `buffer.count` is the capacity in use, bytes `readIndex..<writeIndex` are unread.
-    var buffer: [UInt8] = []
+    /// The bytes received and not yet consumed by ``next()``.
+    var input = InputBuffer()
+    /// The storage of ``input``; bytes `readIndex..<writeIndex` are unread.
+    var buffer: [UInt8] {
+        get { input.bytes }
+        _modify { yield &input.bytes }
+    }
     /// The first byte not consumed by ``next()``.
-    var readIndex = 0
+    var readIndex: Int {
+        get { input.readIndex }
+        set { input.readIndex = newValue }
+    }
     /// One past the last byte received.
-    var writeIndex = 0
+    var writeIndex: Int {
+        get { input.writeIndex }
+        set { input.writeIndex = newValue }
+    }
     /// What the decoder waits for.
     var state = State.awaitingHeader
     /// The data message whose frames are arriving, nil between messages.
@@ -86,10 +97,10 @@ public struct WebSocketFrameDecoder {
     }
 
     /// The bytes held and not yet consumed by ``next()``, for memory accounting.
-    public var bufferedByteCount: Int { writeIndex - readIndex }
+    public var bufferedByteCount: Int { input.count }
 
     /// The bytes of storage the decoder holds (at least ``bufferedByteCount``), for memory accounting.
-    public var bufferCapacity: Int { buffer.count }
+    public var bufferCapacity: Int { input.capacity }
 
     /// True once a failure or a close frame ended the stream: ``next()`` returns nil from now on.
     public var isFinished: Bool {

@@ -1,19 +1,10 @@
+import SubscriptionWire
+
 /// The parts of an HTTP/1.x request head that a WebSocket upgrade is judged on (RFC 6455 section 4.2.1). The server
 /// parses the head (its HTTP request-head parser) and fills one in; this target reads no bytes of HTTP itself.
 public struct WebSocketUpgradeRequest: Equatable, Sendable {
-    /// One header field.
-    public struct Field: Equatable, Sendable {
-        /// The field name as sent; compared case-insensitively.
-        public var name: String
-        /// The field value without surrounding blanks.
-        public var value: String
-
-        /// A field `name: value`.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
+    /// One header field (names compared in any ASCII case).
+    public typealias Field = HeaderField
 
     /// The method, e.g. `GET` (case-sensitive, as RFC 9110 says).
     public var method: String
