@@ -3,23 +3,17 @@ import SubscriptionProtocol
 extension Server {
     /// Runs one parsed command for `session`: the policy first, then the verb's handler (one file each, in this
     /// folder); the reply, or the error, is queued after any pushes the command caused. While the session has values
-    /// waiting for their save, only a permitted `PUB`/`SEND` runs (staged too, or made to wait by
-    /// ``stage(_:payload:info:for:)``); any other command, or one the policy refuses, waits for their answers
-    /// (``Session/waitingCommand``), so its reply comes after theirs.
+    /// waiting for their save, a command that is not itself a value to stage waits for their answers
+    /// (``stageBehindStagedValues(_:for:)``).
     func run(_ command: consuming Command, for session: Session) {
-        if session.stagedValues > 0 && !command.isPublication {
-            session.waitingCommand = .success(command)
+        if session.stagedValues > 0 {
+            if !stageBehindStagedValues(command, for: session) { session.waitingCommand = .success(command) }
             return
         }
         let context = CommandContext(session: session, server: self)
         let reply: Reply
         do throws(ProtocolError) {
-            do {
-                try CommandPolicy.authorize(command, for: session)
-            } catch  where session.stagedValues > 0 {
-                session.waitingCommand = .success(command)
-                return
-            }
+            try CommandPolicy.authorize(command, for: session)
             switch consume command {
             case .hello(let name, let token): reply = try HelloCommand.run(name: name, token: token, context)
             case .create(let number, let retained): reply = try CreateCommand.run(number, retained: retained, context)
@@ -49,12 +43,19 @@ extension Server {
     }
 }
 
-extension Command {
-    /// True for `PUB` and `SEND`.
-    fileprivate var isPublication: Bool {
-        switch self {
-        case .publish, .send: return true
-        default: return false
+extension Server {
+    /// Behind a session's staged values, the one kind of command that runs at once: a permitted `PUB`/`SEND` to a
+    /// retained number whose value this node saves, staged too (true). Anything else, refusals included, returns
+    /// false and waits in ``Session/waitingCommand`` until they are answered, so its answer follows theirs.
+    private func stageBehindStagedValues(_ command: Command, for session: Session) -> Bool {
+        guard (try? CommandPolicy.authorize(command, for: session)) != nil else { return false }
+        switch command {
+        case .publish(let number, let payload, let info):
+            return (try? stage(number, payload: payload, info: info, for: session)) != nil
+        case .send(let number, let payload):
+            return (try? stage(number, payload: payload, info: [], for: session)) != nil
+        default:
+            return false
         }
     }
 }

@@ -18,25 +18,11 @@ extension Server {
     /// Stages a publication to a retained number and returns ``Reply/staged``; nil, having done nothing, when the
     /// publication is not staged: a plain number, one that does not exist (the caller answers `NOTFOUND`, or looks
     /// it up in the cluster), a retained number the cluster shares (its bucket saves it). Throws ``stateRefusal``
-    /// for a retained number once saving stopped. A publication of a session with staged values that is not staged
-    /// itself (or is refused) waits behind them instead (``Session/waitingCommand``): its answer must follow theirs.
+    /// for a retained number once saving stopped.
     func stage(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], for session: Session
     ) throws(ProtocolError) -> Reply? {
-        guard let state else { return nil }
-        let revision: UInt64?
-        do {
-            revision = try stagingRevision(of: number, in: state)
-        } catch {
-            guard session.stagedValues > 0 else { throw error }
-            revision = nil
-        }
-        guard let revision else {
-            guard session.stagedValues > 0 else { return nil }
-            // PUB and SEND run the same way; the copy of the payload outlives the read buffer.
-            session.waitingCommand = .success(.publish(number: number, payload: ArraySlice(Array(payload)), info: info))
-            return .staged
-        }
+        guard let state, let revision = try stagingRevision(of: number, in: state) else { return nil }
         let sender = session.name
         do {
             try state.valuePublished(number, revision: revision, sender: sender, info: info, payload: payload)
