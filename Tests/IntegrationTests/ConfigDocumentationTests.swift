@@ -23,26 +23,21 @@ final class ConfigDocumentationTests: XCTestCase {
     func testTheCheckNamesTheKeyThatIsWrong() throws {
         let table = try Self.keyTable()
         let text = try String(contentsOf: Self.configFile, encoding: .utf8)
-        func problems(replacing old: String, with new: String) -> [String] {
-            XCTAssertTrue(text.contains(old), "config/subd.yaml has no '\(old)' to change")
-            return DocumentedKeys.problems(of: text.replacingOccurrences(of: old, with: new), against: table)
+        // Each edit of the file, and the problem the check must name for it.
+        let edits: [(old: String, new: String, problem: String)] = [
+            ("\nmax_line: 65536\n", "\nmax_line: 65535\n", "`max_line` shows 65535, but subd's default is 65536"),
+            ("\n# state_dir: /var/lib/subd\n", "\n# state_dir is /var/lib/subd\n", "does not document `state_dir`"),
+            ("\n#   ack: all ", "\n#   ack: local ", "`cluster.ack` shows local, but subd's default is all"),
+            ("\nlog_level: info\n", "\nlog_level: info\n# log_levels: info\n", "`log_levels` is not a key subd reads"),
+            ("\nlog_level: info\n", "\nlog_level: info\n# log_level: info\n", "documents `log_level` 2 times"),
+            ("\n# state_dir: /var/lib/subd\n", "\nstate_dir: /var/lib/subd\n", "`state_dir` has no default"),
+        ]
+        for edit in edits {
+            XCTAssertTrue(text.contains(edit.old), "config/subd.yaml has no '\(edit.old)' to change")
+            let problems = DocumentedKeys.problems(
+                of: text.replacingOccurrences(of: edit.old, with: edit.new), against: table)
+            XCTAssertTrue(problems.contains { $0.contains(edit.problem) }, "\(edit.problem): \(problems)")
         }
-        let wrongDefault = problems(replacing: "\nmax_line: 65536\n", with: "\nmax_line: 65535\n")
-        XCTAssertTrue(
-            wrongDefault.contains { $0.contains("`max_line` shows 65535, but subd's default is 65536") },
-            "\(wrongDefault)")
-        let dropped = problems(replacing: "\n# state_dir: /var/lib/subd\n", with: "\n# state_dir is /var/lib/subd\n")
-        XCTAssertTrue(dropped.contains { $0.contains("does not document `state_dir`") }, "\(dropped)")
-        let nested = problems(replacing: "\n#   ack: all ", with: "\n#   ack: local ")
-        XCTAssertTrue(
-            nested.contains { $0.contains("`cluster.ack` shows local, but subd's default is all") },
-            "\(nested)")
-        let unknown = problems(replacing: "\nlog_level: info\n", with: "\nlog_level: info\n# log_levels: info\n")
-        XCTAssertTrue(unknown.contains { $0.contains("`log_levels` is not a key subd reads") }, "\(unknown)")
-        let twice = problems(replacing: "\nlog_level: info\n", with: "\nlog_level: info\n# log_level: info\n")
-        XCTAssertTrue(twice.contains { $0.contains("documents `log_level` 2 times") }, "\(twice)")
-        let set = problems(replacing: "\n# state_dir: /var/lib/subd\n", with: "\nstate_dir: /var/lib/subd\n")
-        XCTAssertTrue(set.contains { $0.contains("`state_dir` has no default") }, "\(set)")
     }
 
     // MARK: Helpers
