@@ -186,31 +186,9 @@ struct OutputQueue {
     /// is queued). The kernel copies many small iovecs more slowly than one block plus our copy: a 1 → 500 fan-out of
     /// 128 B messages, shared frame by frame, spent about 30% less kernel time with the runs gathered
     /// (`/proc/PID/stat`, the same bytes written). Tell the queue what the write did: ``wrote(_:of:)`` or
-    /// ``socketFull()``.
+    /// ``socketFull()``. Invariant: every iovec points into a queued frame (kept alive by its pin), a log block (kept
+    /// alive by ``blocks``), the output buffer's unwritten bytes, or `scratch`, all valid until the write returns.
     func nextVectors(
-        _ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer
-    ) -> (count: Int, bytes: Int) {
-        fillVectors(vectors, maxVectors: maxVectors, scratch: scratch)
-    }
-
-    /// `written` of the `offered` bytes of the last ``nextVectors(_:maxVectors:scratch:)`` or ``nextBlock(scratch:)``
-    /// went out: they are released. Fewer than offered means the socket is full: the queue is behind until it is all
-    /// out (later frames are shared, not copied to the log).
-    mutating func wrote(_ written: Int, of offered: Int) {
-        consume(written)
-        if written < offered { fellBehind() }
-    }
-
-    /// The socket took nothing (EAGAIN): the queue is behind until it is all out.
-    mutating func socketFull() {
-        fellBehind()
-    }
-
-    /// Fills `vectors` from the head: up to `maxVectors` iovecs, runs of two or more small chunks gathered into
-    /// `scratch` while it has room. Returns the iovecs used and their bytes. Invariant: every iovec points into a
-    /// queued frame (kept alive by its pin), a log block (kept alive by ``blocks``), the output buffer's unwritten
-    /// bytes, or `scratch`, all valid until the write returns.
-    private func fillVectors(
         _ vectors: UnsafeMutablePointer<iovec>, maxVectors: Int, scratch: UnsafeMutableRawBufferPointer
     )
         -> (count: Int, bytes: Int)
@@ -335,9 +313,17 @@ struct OutputQueue {
         if blocks.isEmpty { lastBlock = nil }
     }
 
-    /// The socket took less than offered: the session is behind until everything is out (its next frames are
-    /// shared), and its ranges are copied out of the log (``detachRanges()``).
-    private mutating func fellBehind() {
+    /// `written` of the `offered` bytes of the last ``nextVectors(_:maxVectors:scratch:)`` or
+    /// ``nextBlock(repeating:scratch:)`` went out: they are released. Fewer than offered means the socket is full:
+    /// the queue is behind until it is all out (later frames are shared, not copied to the log).
+    mutating func wrote(_ written: Int, of offered: Int) {
+        consume(written)
+        if written < offered { socketFull() }
+    }
+
+    /// The socket took less than offered, or nothing (EAGAIN): the session is behind until everything is out (its
+    /// next frames are shared), and its ranges are copied out of the log (``detachRanges()``).
+    mutating func socketFull() {
         isBehind = true
         detachRanges()
     }
