@@ -68,7 +68,7 @@ let package = Package(
             name: "SubscriptionServer",
             dependencies: [
                 "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire",
-                "SubscriptionSystem",
+                "SubscriptionSystem", "SubscriptionWebSocket",
                 "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -153,6 +153,7 @@ public final class Server: @unchecked Sendable {
             }
             var bound: [ListeningSocket] = []
             var boundTLS: [ListeningSocket] = []
+            var boundWebSocket: [(ListeningSocket, WebSocketListen)] = []
             do {
                 if inheritedDescriptors.isEmpty {
                     var addresses = configuration.listen
@@ -160,30 +161,38 @@ public final class Server: @unchecked Sendable {
                     for address in addresses {
                         bound.append(try ListeningSocket.bind(address, unixMode: configuration.unixSocketMode))
                     }
-                    if !configuration.tlsListen.isEmpty { tlsContext = try Self.makeTLSContext(configuration) }
+                    if configuration.usesTLS { tlsContext = try Self.makeTLSContext(configuration) }
                     for address in configuration.tlsListen {
                         boundTLS.append(try ListeningSocket.bind(address, unixMode: configuration.unixSocketMode))
                     }
+                    for listen in configuration.webSocketListen {
+                        let socket = try ListeningSocket.bind(listen.address, unixMode: configuration.unixSocketMode)
+                        boundWebSocket.append((socket, listen))
+                    }
                 } else {
-                    // A socket systemd passes in is served plain: a tls:// listener there would silently not be TLS.
-                    guard configuration.tlsListen.isEmpty else {
+                    // A socket systemd passes in is served plain: a tls:// or ws:// listener there would silently be
+                    // served as a plain one.
+                    guard configuration.tlsListen.isEmpty && configuration.webSocketListen.isEmpty else {
                         throw ConfigurationError(
                             key: "listen",
-                            problem: "tls:// listeners cannot be socket-activated yet; start subd.service")
+                            problem: "tls:// and ws:// listeners cannot be socket-activated yet; start subd.service")
                     }
                     for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
                 }
                 try startMetrics()
             } catch {
-                for socket in bound + boundTLS { Syscall.close(socket.fd) }
+                for socket in bound + boundTLS + boundWebSocket.map(\.0) { Syscall.close(socket.fd) }
                 closeState()
                 throw error
             }
-            for socket in bound { startAccepting(socket, isTLS: false) }
-            for socket in boundTLS { startAccepting(socket, isTLS: true) }
+            for socket in bound { startAccepting(socket, serving: .lines) }
+            for socket in boundTLS { startAccepting(socket, serving: .tls) }
+            for (socket, listen) in boundWebSocket {
+                startAccepting(socket, serving: .webSocket(path: listen.path, isTLS: listen.isTLS))
+            }
             startHousekeeping()
             startSystemStats()
-            return (bound + boundTLS).map(\.address)
+            return (bound + boundTLS + boundWebSocket.map(\.0)).map(\.address)
         }
     }
 
@@ -253,18 +262,18 @@ public final class Server: @unchecked Sendable {
     /// How long accepting pauses after accept(2) failed (out of descriptors, out of memory).
     static let acceptPause = DispatchTimeInterval.milliseconds(250)
 
-    private func startAccepting(_ socket: ListeningSocket, isTLS: Bool) {
+    private func startAccepting(_ socket: ListeningSocket, serving transport: ListenerTransport) {
         let source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
         // Strong capture: the server lives as long as its listeners; cancelling the source breaks the cycle.
         let isTCP = if case .tcp = socket.address { true } else { false }
         source.setEventHandler {
-            self.acceptConnections(on: socket.fd, isTCP: isTCP, isTLS: isTLS)
+            self.acceptConnections(on: socket.fd, isTCP: isTCP, transport: transport)
             self.loop.endOfTurn()  // the $SYS.client.connected notifications
         }
         source.setCancelHandler { Syscall.close(socket.fd) }
         listeners.append(Listener(socket: socket, source: source))
         source.resume()
-        logger.info("listening on \(isTLS ? "tls \(socket.address.endpoint)" : "\(socket.address)")")
+        logger.info("listening on \(transport.describe(socket.address))")
     }
 
     /// accept(2) ran out of descriptors or memory (EMFILE, ENFILE, ENOBUFS, ENOMEM): the connection stays in the
@@ -287,7 +296,7 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    private func acceptConnections(on listenFD: Int32, isTCP: Bool, isTLS: Bool) {
+    private func acceptConnections(on listenFD: Int32, isTCP: Bool, transport: ListenerTransport) {
         for _ in 0..<256 {
             let accepted: Int32?
             do {
@@ -311,7 +320,7 @@ public final class Server: @unchecked Sendable {
             guard sessions.count < configuration.maxConnections else {
                 stats.refusedConnections += 1
                 refuse(
-                    fd,
+                    fd, transport,
                     ProtocolError(.limit, "too many connections (max_connections is \(configuration.maxConnections))"))
                 continue
             }
@@ -324,7 +333,7 @@ public final class Server: @unchecked Sendable {
                 }
             }
             var tls: TLSStream?
-            if isTLS {
+            if transport.usesTLS {
                 guard let stream = tlsContext?.makeStream(fd: fd) else {
                     logger.warning("cannot start TLS on a new connection: \(TLSContext.drainErrors())")
                     Syscall.close(fd)
@@ -342,7 +351,8 @@ public final class Server: @unchecked Sendable {
                 limits: configuration.protocolLimits,
                 maxPending: configuration.maxPending,
                 needsAuthentication: requiresAuthentication,
-                tls: tls
+                tls: tls,
+                webSocket: makeWebSocketTransport(for: transport)
             )
             nextSessionID += 1
             sessions[session.id] = session
@@ -357,10 +367,15 @@ public final class Server: @unchecked Sendable {
         }
     }
 
-    /// Answers a connection the server will not serve with one error line, then closes it.
-    private func refuse(_ fd: Int32, _ error: ProtocolError) {
+    /// Answers a connection the server will not serve with one error line (on a plain WebSocket listener, an HTTP
+    /// 503 saying the same), then closes it.
+    private func refuse(_ fd: Int32, _ transport: ListenerTransport, _ error: ProtocolError) {
         var bytes: [UInt8] = []
-        ReplyEncoder.error(error, into: &bytes)
+        if case .webSocket(_, isTLS: false) = transport {
+            bytes = HTTPResponse.text(503, "Service Unavailable", error.message + "\n").encoded()
+        } else {
+            ReplyEncoder.error(error, into: &bytes)
+        }
         _ = bytes.withUnsafeBytes { try? Syscall.send(fd, $0) }
         Syscall.shutdownWrite(fd)
         Syscall.close(fd)

@@ -25,6 +25,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// TCP addresses to listen on with TLS (`listen` entries written `tls://HOST:PORT`); they need ``tlsCertificate``
     /// and ``tlsKey``.
     public var tlsListen: [ListenAddress] = []
+    /// WebSocket listeners (`listen` entries written `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`); a `wss://` one
+    /// needs ``tlsCertificate`` and ``tlsKey``.
+    public var webSocketListen: [WebSocketListen] = []
+    /// `websocket_origins`: the `Origin` values a WebSocket upgrade may come from (an allow-list against other sites'
+    /// pages in a browser); empty lets in any.
+    public var webSocketOrigins: [String] = []
     /// `tls_cert`: the PEM file of the server's certificate chain (its own certificate first).
     public var tlsCertificate: String? = nil
     /// `tls_key`: the PEM file of the certificate's private key.
@@ -175,16 +181,21 @@ public struct ServerConfiguration: Sendable, Equatable {
                 throw ConfigurationError(key: "listen", problem: "tls:// takes a TCP address HOST:PORT, got \(address)")
             }
         }
-        if !tlsListen.isEmpty {
+        if usesTLS {
             guard tlsCertificate != nil else {
-                throw ConfigurationError(key: "tls_cert", problem: "a tls:// listener needs tls_cert and tls_key")
+                throw ConfigurationError(
+                    key: "tls_cert", problem: "a tls:// or wss:// listener needs tls_cert and tls_key")
             }
             guard tlsKey != nil else {
-                throw ConfigurationError(key: "tls_key", problem: "a tls:// listener needs tls_cert and tls_key")
+                throw ConfigurationError(
+                    key: "tls_key", problem: "a tls:// or wss:// listener needs tls_cert and tls_key")
             }
         }
-        guard !listen.isEmpty || !tlsListen.isEmpty || unixSocket != nil else {
+        guard !listen.isEmpty || !tlsListen.isEmpty || !webSocketListen.isEmpty || unixSocket != nil else {
             throw ConfigurationError(key: "listen", problem: "no listen address and no unix_socket: nothing to serve")
         }
     }
+
+    /// True when a listener serves TLS (`tls://` or `wss://`): the server needs its certificate.
+    var usesTLS: Bool { !tlsListen.isEmpty || webSocketListen.contains(where: \.isTLS) }
 }

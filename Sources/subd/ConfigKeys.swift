@@ -124,17 +124,22 @@ extension ConfigLoader {
     /// them.
     static let settings: [Setting] = [
         Setting(
-            "listen", "a list of HOST:PORT, [IPv6]:PORT, unix:PATH or tls://HOST:PORT",
+            "listen",
+            "a list of HOST:PORT, [IPv6]:PORT, unix:PATH, tls://HOST:PORT, ws://HOST:PORT/PATH or wss://HOST:PORT/PATH",
             .value(
                 ConfigKeyInfo.list(
                     defaults.server.listen.map(\.endpoint)
-                        + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }))
+                        + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }
+                        + defaults.server.webSocketListen.map(\.entry)))
         ) { loader, loaded throws(ConfigurationError) in
             guard let listen = try loader.strings("listen") else { return }
             var addresses: [ListenAddress] = []
             var tlsAddresses: [ListenAddress] = []
+            var webSocketListeners: [WebSocketListen] = []
             for text in listen {
-                if text.hasPrefix(tlsScheme) {
+                if let webSocket = try WebSocketListen(parsing: text) {
+                    webSocketListeners.append(webSocket)
+                } else if text.hasPrefix(tlsScheme) {
                     tlsAddresses.append(try ListenAddress(parsing: String(text.dropFirst(tlsScheme.count))))
                 } else {
                     addresses.append(try ListenAddress(parsing: text))
@@ -142,10 +147,17 @@ extension ConfigLoader {
             }
             loaded.server.listen = addresses
             loaded.server.tlsListen = tlsAddresses
+            loaded.server.webSocketListen = webSocketListeners
         },
         credential("tls_cert", \.server.tlsCertificate, unset: "none: tls:// listeners cannot start"),
         credential("tls_key", \.server.tlsKey, unset: "none: tls:// listeners cannot start"),
         credential("tls_client_ca", \.server.tlsClientCA, unset: "none: no client certificate is asked for"),
+        Setting(
+            "websocket_origins", "a list of origins (scheme://host[:port]); [] lets in any",
+            .value(ConfigKeyInfo.list(defaults.server.webSocketOrigins))
+        ) { loader, loaded throws(ConfigurationError) in
+            if let origins = try loader.strings("websocket_origins") { loaded.server.webSocketOrigins = origins }
+        },
         optionalString("unix_socket", "a path; \"\" for none", \.server.unixSocket, unset: "none: no Unix socket"),
         Setting(
             "unix_socket_mode", "octal permission bits",

@@ -367,11 +367,14 @@ extension OutputQueue {
 
     /// The bytes of the next `SSL_write`: `length` bytes when OpenSSL asks for a write to be repeated as it was, else
     /// a large first chunk alone (up to ``tlsDirectLimit``) or the small chunks in a row (up to ``tlsGatherLimit``),
-    /// from where they lie when one chunk holds them, else copied together into `scratch`. Empty when nothing is
-    /// queued. Tell the queue what the write did: ``wrote(_:of:)`` or ``socketFull()``.
-    func nextBlock(repeating length: Int?, scratch: UnsafeMutableRawBufferPointer) -> UnsafeRawBufferPointer {
+    /// from where they lie when one chunk holds them, else copied together into `scratch`; never more than `limit`
+    /// bytes (the rest of a WebSocket frame). Empty when nothing is queued. Tell the queue what the write did:
+    /// ``wrote(_:of:)`` or ``socketFull()``.
+    func nextBlock(
+        repeating length: Int?, limit: Int = .max, scratch: UnsafeMutableRawBufferPointer
+    ) -> UnsafeRawBufferPointer {
         guard head < chunks.count else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        let count = min(length ?? nextTLSBlockLength(), pendingBytes)
+        let count = min(length ?? nextTLSBlockLength(), pendingBytes, limit)
         let run = headRun()
         if run.count >= count { return UnsafeRawBufferPointer(rebasing: run[..<count]) }
         copyPending(count, into: scratch)

@@ -35,6 +35,9 @@ final class Session: Customer, @unchecked Sendable {
     /// The TLS session on a `tls://` listener's connection; nil on a plain one, whose reads and writes are the
     /// system calls themselves (one check of this per read or write call, no more).
     let tls: TLSStream?
+    /// The WebSocket layer on a `ws://` or `wss://` listener's connection (over ``tls`` for `wss://`); nil on a line
+    /// protocol listener, whose bytes are the stream itself (one check of this per read or write call).
+    let webSocket: WebSocketTransport?
     /// The loop this session runs on. A strong `let`: read through `self`, it is borrowed, with no reference
     /// counting per use (an `unowned(unsafe)` reference is copied into a strong one, a retain and a release, each
     /// time it is used).
@@ -135,12 +138,14 @@ final class Session: Customer, @unchecked Sendable {
 
     init(
         id: UInt64, fd: Int32, isTCP: Bool, peerAddress: String, loop: EventLoop, owner: any SessionOwner,
-        limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool, tls: TLSStream? = nil
+        limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool, tls: TLSStream? = nil,
+        webSocket: WebSocketTransport? = nil
     ) {
         self.id = id
         self.fd = fd
         self.isTCP = isTCP
         self.tls = tls
+        self.webSocket = webSocket
         self.peerAddress = peerAddress
         self.maxPending = maxPending
         self.machine = ConnectionStateMachine(marks: .init(maxPending: maxPending))
@@ -156,6 +161,7 @@ final class Session: Customer, @unchecked Sendable {
     /// payload limit it was checked against).
     func apply(limits: ProtocolLimits, maxPending: Int) {
         parser.limits = limits
+        webSocket?.limits = WebSocketTransport.limits(for: limits)
         self.maxPending = maxPending
         machine.marks = .init(maxPending: maxPending)
     }
@@ -164,8 +170,10 @@ final class Session: Customer, @unchecked Sendable {
     var livenessFacts: LivenessPolicy.Facts {
         LivenessPolicy.Facts(
             connectedAt: connectedAt, lastInputAt: lastInputAt,
-            // A TLS handshake not finished is a command not finished: command_timeout ends a stalled one.
-            hasPartialCommand: parser.bufferedByteCount > 0 || tls?.progress.isEstablished == false,
+            // A TLS handshake or WebSocket upgrade not finished is a command not finished: command_timeout ends a
+            // stalled one.
+            hasPartialCommand: parser.bufferedByteCount > 0 || tls?.progress.isEstablished == false
+                || webSocket?.isAwaitingUpgrade == true,
             isReading: machine.isReading, isAuthenticated: isAuthenticated)
     }
 
@@ -174,6 +182,7 @@ final class Session: Customer, @unchecked Sendable {
     func releaseIdleMemory() {
         output.releaseIdleMemory()
         parser.releaseStorageIfEmpty()
+        webSocket?.releaseIdleMemory()
     }
 
     /// Starts watching the socket.
@@ -335,6 +344,10 @@ final class Session: Customer, @unchecked Sendable {
                 guard machine.isReading else { return }
             }
             reads += 1
+            if let webSocket {
+                guard readWebSocket(webSocket) else { return }
+                continue
+            }
             var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
             let fd = self.fd
             // Borrow the loop's read buffer when nothing is buffered here; it goes back below once the commands
@@ -368,6 +381,61 @@ final class Session: Customer, @unchecked Sendable {
                 processCommands()
             }
         }
+    }
+
+    /// One read on a WebSocket connection: the bytes go through its layer (the upgrade, then frames) into the
+    /// parser, and the commands they complete run. Returns false when reading is to stop for now (nothing more to
+    /// read, the end of input, an error).
+    private func readWebSocket(_ webSocket: WebSocketTransport) -> Bool {
+        let result: IOResult
+        do throws(SystemCallError) {
+            result = try webSocket.read(from: fd, tls: tls)
+        } catch {
+            perform(machine.failed(.forError(error)))
+            return false
+        }
+        switch result {
+        case .wouldBlock:
+            if let tls, tls.progress.inputWaitsFor == .writable { retryWhenWritable() }
+            return false
+        case .processed(0):
+            perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
+            return false
+        case .processed(let n):
+            loop.traffic.bytesIn += UInt64(n)
+            lastInputAt = MonotonicClock.nanoseconds()
+            webSocket.takeInput(into: &parser) { input in
+                switch input {
+                case .upgraded(let response):
+                    queueRaw(response)
+                case .refused(let response, let reason):
+                    queueRaw(response)
+                    owner.sessionFailedWebSocket(self, reason: "upgrade refused: \(reason)")
+                    requestClose(.protocolError)
+                case .control(let frame):
+                    queueRaw(frame)
+                case .close(let frame, let violation):
+                    queueRaw(frame)
+                    if let violation {
+                        owner.sessionFailedWebSocket(self, reason: violation.description)
+                        requestClose(.protocolError)
+                    } else {
+                        requestClose(.client)
+                    }
+                }
+            }
+            processCommands()
+            return true
+        }
+    }
+
+    /// Queues bytes that are not the line protocol's (an HTTP response, a WebSocket control frame): they go out as
+    /// they are, between the frames the output is cut into.
+    private func queueRaw(_ bytes: [UInt8]) {
+        guard machine.phase != .closed else { return }
+        webSocket?.framing.queuedRaw(count: bytes.count, behind: output.pendingBytes)
+        bytes.withUnsafeBytes { output.append(replyBytes: $0) }
+        loop.markDirty(self)
     }
 
     /// Drives the TLS handshake one step further; once it is done, the owner learns the client certificate's name
@@ -508,7 +576,17 @@ final class Session: Customer, @unchecked Sendable {
                     if machine.phase == .closing { perform(machine.failed(.shutdown)) }
                     return
                 }
-                written = try OutputWriter.write(&output, through: tls, scratch: loop.writeScratch)
+                written =
+                    if let webSocket {
+                        try OutputWriter.write(
+                            &output, framedBy: &webSocket.framing, through: tls, scratch: loop.writeScratch)
+                    } else {
+                        try OutputWriter.write(&output, through: tls, scratch: loop.writeScratch)
+                    }
+            } else if let webSocket {
+                written = try OutputWriter.write(
+                    &output, framedBy: &webSocket.framing, to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors,
+                    scratch: loop.writeScratch)
             } else {
                 written = try OutputWriter.write(
                     &output, to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
@@ -547,6 +625,8 @@ final class Session: Customer, @unchecked Sendable {
     private func perform(_ actions: ConnectionStateMachine.Actions) {
         if actions.contains(.stopServing) { owner.sessionStoppedServing(self) }
         if actions.contains(.startCloseDeadline) {
+            // A WebSocket client is told with a close frame, after the output so far.
+            if let reason = machine.closeReason, let frame = webSocket?.closeFrame(for: reason) { queueRaw(frame) }
             loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) {
                 self.perform(self.machine.closeDeadlinePassed())
                 self.loop.endOfTurn()

@@ -1,13 +1,11 @@
+import SubscriptionWire
+
 /// The head of an HTTP/1.x request: its request line and header fields (RFC 9112), as far as the metrics endpoint
 /// needs them.
 struct HTTPRequestHead: Equatable {
-    /// One header field, its name as sent (compare it case-insensitively) and its value without surrounding blanks.
-    struct Field: Equatable {
-        /// The field name.
-        var name: String
-        /// The field value.
-        var value: String
-    }
+    /// One header field, its name as sent (compare it case-insensitively) and its value without surrounding blanks:
+    /// the wire's one header field type, as a WebSocket upgrade request's.
+    typealias Field = HeaderField
 
     /// The method, e.g. `GET` (case-sensitive, as RFC 9110 says).
     var method: String
@@ -58,7 +56,8 @@ struct HTTPRequestHeadParser {
     /// Where it stands.
     private(set) var outcome = Outcome.needMore
     private var line: [UInt8] = []
-    private var headBytes = 0
+    /// The bytes taken so far, the head's last byte included once it is complete (what follows is not the head's).
+    private(set) var headBytes = 0
     private var requestLine: (method: String, target: String, minorVersion: Int)?
     private var fields: [HTTPRequestHead.Field] = []
 
