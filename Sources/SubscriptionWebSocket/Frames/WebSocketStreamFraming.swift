@@ -16,6 +16,12 @@ public struct WebSocketStreamFraming {
         public var headerCount: Int
         /// The most stream bytes that may follow them.
         public var streamLimit: Int
+
+        /// A write of `headerCount` header bytes and at most `streamLimit` stream bytes.
+        public init(headerCount: Int, streamLimit: Int) {
+            self.headerCount = headerCount
+            self.streamLimit = streamLimit
+        }
     }
 
     /// Stream bytes written so far (the position of the first unwritten one).
