@@ -129,7 +129,8 @@ alloc-guard-release:
 
 ## bench: fan-out benchmark against a release subd (1 publisher, 10 subscribers, 500,000 x 128 B), then the same
 ## fan-out over TLS against another (subbench --tls: subd on a tls:// listener with a throwaway certificate made by
-## the openssl command, installed when missing; the two runs side by side give the cost of TLS), then the pipeline
+## the openssl command, installed when missing; the two runs side by side give the cost of TLS), then over WebSocket
+## (subbench --ws: subd on a ws:// listener, every connection's bytes in WebSocket frames), then the pipeline
 ## memory check against a third subd (300,000 self-delivered SENDs x 128 B without reading; peak RSS at most 64 MiB),
 ## then the idle memory check against a fourth (10,000 idle subscribers: RSS at most 100 MiB, 50 MiB once they closed),
 ## then the fan-out across a local cluster (scripts/cluster-bench.sh: 3 nats-servers, 3 subd nodes; the publisher on
@@ -140,6 +141,8 @@ bench: release
 		--subscribers 10 --messages 500000 --size 128 --window 1000
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--subscribers 10 --messages 500000 --size 128 --window 1000 --tls
+	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
+		--subscribers 10 --messages 500000 --size 128 --window 1000 --ws
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \
 		--scenario pipeline --messages 300000 --size 128 --max-rss-mib 64
 	"$$($(SWIFT) build -c release --show-bin-path)/subbench" --subd "$$($(SWIFT) build -c release --show-bin-path)/subd" \

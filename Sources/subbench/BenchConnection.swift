@@ -1,7 +1,7 @@
 import COpenSSL
 import Glibc
 
-/// Where the fan-out scenario's connections go, and whether they speak TLS (`--tls`).
+/// Where the fan-out scenario's connections go, and whether they speak TLS (`--tls`) and WebSocket (`--ws`).
 struct BenchEndpoint: Sendable {
     /// The daemon's host (a name or an IP address; with TLS the certificate must name it).
     let host: String
@@ -9,17 +9,26 @@ struct BenchEndpoint: Sendable {
     let port: String
     /// The TLS context for `--tls`; nil for plain TCP.
     let tls: TLSClientContext?
+    /// The path of the daemon's WebSocket listener for `--ws`; nil for the line protocol straight over the stream.
+    var webSocketPath: String? = nil
 
-    /// Opens a blocking connection, with the TLS handshake done when `tls` is set.
+    /// Opens a blocking connection, with the TLS handshake done when `tls` is set and the WebSocket upgrade when
+    /// `webSocketPath` is.
     func connect() throws(BenchError) -> BenchConnection {
         let socket = try BenchSocket.connect(host: host, port: port)
-        guard let tls else { return BenchConnection(socket: socket, ssl: nil) }
-        do throws(BenchError) {
-            return BenchConnection(socket: socket, ssl: try tls.handshake(on: socket, host: host))
-        } catch {
-            socket.close()
-            throw error
+        let connection: BenchConnection
+        if let tls {
+            do throws(BenchError) {
+                connection = BenchConnection(socket: socket, ssl: try tls.handshake(on: socket, host: host))
+            } catch {
+                socket.close()
+                throw error
+            }
+        } else {
+            connection = BenchConnection(socket: socket, ssl: nil)
         }
+        if let webSocketPath { try connection.upgrade(host: host, port: port, path: webSocketPath) }
+        return connection
     }
 }
 
@@ -35,6 +44,11 @@ final class BenchConnection: @unchecked Sendable {
     let socket: BenchSocket
     /// The TLS session over `socket`, owned (freed in deinit); nil for plain TCP.
     private let ssl: OpaquePointer?
+    /// The WebSocket framing once ``upgrade(host:port:path:)`` succeeded; nil for the line protocol straight over
+    /// the stream.
+    private var webSocket: WebSocketClientFraming?
+    /// A frame's header and payload together, reused by every write over WebSocket.
+    private var frameBuffer: [UInt8] = []
 
     /// Takes ownership of `socket` and of `ssl` (a session on that socket whose handshake is done), if any.
     init(socket: BenchSocket, ssl: OpaquePointer?) {
@@ -70,6 +84,16 @@ final class BenchConnection: @unchecked Sendable {
     /// end of the stream, or nil when a TLS record without application data was all there was (a session ticket):
     /// poll again.
     func readAvailable(into buffer: UnsafeMutableRawBufferPointer, what: String) throws(BenchError) -> Int? {
+        guard webSocket != nil else { return try readStream(into: buffer, what: what) }
+        guard let count = try readStream(into: buffer, what: what), count > 0 else { return 0 }
+        let payload = webSocket!.unframe(buffer, count: count)
+        // Only headers or a control frame: nothing for the reader yet (or the close frame: the end).
+        if payload == 0 { return webSocket!.isClosed ? 0 : nil }
+        return payload
+    }
+
+    /// One read of the stream under the WebSocket framing, as ``readAvailable(into:what:)`` describes.
+    private func readStream(into buffer: UnsafeMutableRawBufferPointer, what: String) throws(BenchError) -> Int? {
         guard let ssl else { return try socket.read(into: buffer, what: what) }
         ERR_clear_error()
         // SSL_read writes at most `buffer.count` bytes at `buffer.baseAddress`, the caller's live buffer.
@@ -94,8 +118,51 @@ final class BenchConnection: @unchecked Sendable {
         }
     }
 
-    /// Writes all of `bytes`, blocking until the kernel took them (as TLS records when over TLS).
+    /// Writes all of `bytes`, blocking until the kernel took them (as TLS records when over TLS, as one WebSocket
+    /// frame after ``upgrade(host:port:path:)``).
     func writeAll(_ bytes: UnsafeRawBufferPointer, what: String) throws(BenchError) {
+        guard webSocket != nil else { return try writeStream(bytes, what: what) }
+        frameBuffer.removeAll(keepingCapacity: true)
+        frameBuffer += WebSocketClientFraming.header(payloadCount: bytes.count)
+        frameBuffer.append(contentsOf: bytes)
+        let failure: BenchError? = frameBuffer.withUnsafeBytes { frame in
+            do throws(BenchError) {
+                try writeStream(frame, what: what)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Sends the HTTP/1.1 upgrade request for `path` and reads the answer: from then on every write is a frame and
+    /// every read is unframed. Throws unless the answer is `101`.
+    func upgrade(host: String, port: String, path: String) throws(BenchError) {
+        let request =
+            "GET \(path) HTTP/1.1\r\nHost: \(host):\(port)\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
+            + "Sec-WebSocket-Protocol: subd\r\n\r\n"
+        try writeAll(request, what: "sending the WebSocket upgrade")
+        var head: [UInt8] = []
+        let byte = UnsafeMutableRawBufferPointer.allocate(byteCount: 1, alignment: 1)
+        defer { byte.deallocate() }
+        // Byte by byte up to the empty line: the server sends nothing after its answer until asked, so nothing of
+        // the stream is read here.
+        while !head.reversed().starts(with: Array("\n\r\n\r".utf8)) {
+            let count = try read(into: byte, what: "reading the WebSocket upgrade's answer")
+            guard count == 1, head.count < 8192 else { throw .connectionClosed("during the WebSocket upgrade") }
+            head.append(byte[0])
+        }
+        let statusLine = String(decoding: head.prefix { $0 != UInt8(ascii: "\r") }, as: UTF8.self)
+        guard statusLine.hasPrefix("HTTP/1.1 101") else {
+            throw .daemon("the WebSocket upgrade was refused: \(statusLine)")
+        }
+        webSocket = WebSocketClientFraming()
+    }
+
+    /// Writes all of `bytes` to the stream under the WebSocket framing, blocking until the kernel took them.
+    private func writeStream(_ bytes: UnsafeRawBufferPointer, what: String) throws(BenchError) {
         guard let ssl else { return try socket.writeAll(bytes, what: what) }
         // `bytes` stays valid for the whole call (the caller's); `pointer + remaining` is always its end.
         guard var pointer = bytes.baseAddress else { return }

@@ -50,6 +50,11 @@ struct BenchOptions: Sendable {
     var afterCloseMaxMiB = 50
     /// Fan-out scenario: every connection is a TLS client that verifies the server (`--tls`).
     var tls = false
+    /// Fan-out scenario: every connection speaks the line protocol inside WebSocket messages (`--ws`), to a
+    /// `ws://127.0.0.1:0/` listener (`wss://` with `--tls`); with `--server`, the server's listener at `/`.
+    var webSocket = false
+    /// The path of the WebSocket listener `--ws` uses.
+    static let webSocketPath = "/"
     /// With `--server` and `--tls`: the PEM file of CAs to verify the daemon with; nil for the system's trusted CAs.
     var caFile: String?
     /// Fan-out scenario: other daemons the subscribers connect to, in turn (`--subscribers-at`, repeatable): the
@@ -61,7 +66,7 @@ struct BenchOptions: Sendable {
 
     /// The help text printed by `--help` and after a usage error.
     static let usage = """
-        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID] [--ca FILE]] [--tls] [--scenario fan-out]
+        usage: subbench [--subd PATH | --server HOST:PORT [--pid PID] [--ca FILE]] [--tls] [--ws] [--scenario fan-out]
                         [--subscribers N] [--messages N] [--size BYTES] [--window N] [--number NAME] [--retain]
                         [--latency-samples N] [--timeout SECONDS]
                         [--subscribers-at HOST:PORT]... [--expect-receivers N]
@@ -76,7 +81,9 @@ struct BenchOptions: Sendable {
         TLS clients that verify the server: with --subd, subbench makes a throwaway certificate for 127.0.0.1 with
         the openssl command in a temporary directory (removed at the end) and starts subd with a
         tls://127.0.0.1:0 listener; with --server, the daemon's certificate must verify against --ca FILE (default:
-        the system's trusted CAs) and name HOST. The pipeline scenario: one connection CREATEs and SUBs a number,
+        the system's trusted CAs) and name HOST. With --ws (fan-out only) every connection speaks the protocol
+        inside WebSocket messages: with --subd, subd gets a ws://127.0.0.1:0/ listener (wss:// with --tls); with
+        --server, HOST:PORT must be a WebSocket listener at /. The pipeline scenario: one connection CREATEs and SUBs a number,
         then pipelines --messages SEND commands to it without reading anything until writing stalls for 1 s (subd
         stops reading a client whose replies pile up); then it reads every MSG push and +OK reply, checking their
         order, while it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
@@ -92,6 +99,7 @@ struct BenchOptions: Sendable {
           --pid PID              with --server: the daemon's process id, to report its peak RSS
           --scenario NAME        fan-out, pipeline or idle (default fan-out)
           --tls                  fan-out: every connection over TLS, verifying the server's certificate
+          --ws                   fan-out: every connection over WebSocket (the line protocol in binary messages)
           --ca FILE              with --server and --tls: the CA certificates (PEM) to verify the daemon with
                                  (default: the system's trusted CAs)
           --subscribers-at HOST:PORT
@@ -163,6 +171,7 @@ struct BenchOptions: Sendable {
                 options.scenario = scenario
             case "--retain": options.retained = true
             case "--tls": options.tls = true
+            case "--ws": options.webSocket = true
             case "--ca": options.caFile = try value(argument)
             case "--subscribers-at": options.subscriberServers.append(try splitHostPort(try value(argument)))
             case "--expect-receivers": options.expectedReceivers = try count(argument, minimum: 0)
@@ -224,6 +233,9 @@ struct BenchOptions: Sendable {
     private func checkTLS() throws(BenchError) {
         if tls && scenario != .fanOut {
             throw .usage("--tls goes with the fan-out scenario only, not --scenario \(scenario.rawValue)")
+        }
+        if webSocket && scenario != .fanOut {
+            throw .usage("--ws goes with the fan-out scenario only, not --scenario \(scenario.rawValue)")
         }
         if !subscriberServers.isEmpty {
             guard scenario == .fanOut, case .running = target else {

@@ -35,7 +35,9 @@ struct BenchRun {
                     board.setCertificate(made)
                     caFile = made.certificatePath
                 }
-                let started = try DaemonProcess(path: path, environment: environment, certificate: certificate)
+                let started = try DaemonProcess(
+                    path: path, environment: environment, certificate: certificate,
+                    webSocketPath: options.webSocket ? BenchOptions.webSocketPath : nil)
                 board.setDaemon(started)
                 daemon = started
                 (host, port, pid) = ("127.0.0.1", started.port, started.pid)
@@ -43,7 +45,8 @@ struct BenchRun {
                 (host, port, pid) = (runningHost, runningPort, runningPid)
             }
             let endpoint = BenchEndpoint(
-                host: host, port: port, tls: options.tls ? try TLSClientContext(caFile: caFile) : nil)
+                host: host, port: port, tls: options.tls ? try TLSClientContext(caFile: caFile) : nil,
+                webSocketPath: options.webSocket ? BenchOptions.webSocketPath : nil)
             let options = options
             let watchdog = Watchdog(seconds: options.timeoutSeconds) {
                 board.timedOut(after: options.timeoutSeconds, options: options)
@@ -112,7 +115,8 @@ struct BenchRun {
         }
 
         Console.out(
-            "subbench: fan-out" + (endpoint.tls == nil ? "" : " over TLS") + " 1 publisher -> "
+            "subbench: fan-out" + (endpoint.tls == nil ? "" : " over TLS")
+                + (endpoint.webSocketPath == nil ? "" : " over WebSocket") + " 1 publisher -> "
                 + "\(options.subscribers) subscribers, \(options.messages) msgs x \(options.size) B, "
                 + "window \(options.window)" + (publisher.negotiated.map { ", \($0)" } ?? "")
                 + (options.subscriberServers.isEmpty

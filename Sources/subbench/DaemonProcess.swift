@@ -109,11 +109,13 @@ final class DaemonProcess: Sendable {
 
     /// Starts `path --listen 127.0.0.1:0 --log-level info` with this process's environment plus `environment` (e.g.
     /// `SUBD_MAX_CONNECTIONS`) and waits (at most 10 s) for the port it logs. With `certificate` the listener is
-    /// `tls://127.0.0.1:0` and subd gets `SUBD_TLS_CERT` and `SUBD_TLS_KEY` naming its files. subd inherits this
+    /// `tls://127.0.0.1:0` and subd gets `SUBD_TLS_CERT` and `SUBD_TLS_KEY` naming its files; with `webSocketPath`
+    /// it is `ws://127.0.0.1:0/PATH` (`wss://` with a certificate). subd inherits this
     /// process's resource limits, RLIMIT_NOFILE among them.
-    init(path: String, environment: [String: String] = [:], certificate: ThrowawayCertificate? = nil)
-        throws(BenchError)
-    {
+    init(
+        path: String, environment: [String: String] = [:], certificate: ThrowawayCertificate? = nil,
+        webSocketPath: String? = nil
+    ) throws(BenchError) {
         guard access(path, X_OK) == 0 else { throw .daemon("cannot start \(path): \(errnoText(errno))") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
@@ -122,8 +124,9 @@ final class DaemonProcess: Sendable {
             environment["SUBD_TLS_CERT"] = certificate.certificatePath
             environment["SUBD_TLS_KEY"] = certificate.keyPath
         }
-        let transport = certificate == nil ? "tcp" : "tls"
-        let address = certificate == nil ? "127.0.0.1:0" : "tls://127.0.0.1:0"
+        let transport =
+            webSocketPath == nil ? (certificate == nil ? "tcp" : "tls") : (certificate == nil ? "ws" : "wss")
+        let address = webSocketPath.map { "\(transport)://127.0.0.1:0\($0)" } ?? (transport == "tls" ? "tls://127.0.0.1:0" : "127.0.0.1:0")
         process.arguments = ["--listen", address, "--log-level", "info"]
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }
