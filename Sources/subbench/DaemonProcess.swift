@@ -126,7 +126,9 @@ final class DaemonProcess: Sendable {
         }
         let transport =
             webSocketPath == nil ? (certificate == nil ? "tcp" : "tls") : (certificate == nil ? "ws" : "wss")
-        let address = webSocketPath.map { "\(transport)://127.0.0.1:0\($0)" } ?? (transport == "tls" ? "tls://127.0.0.1:0" : "127.0.0.1:0")
+        let address =
+            webSocketPath.map { "\(transport)://127.0.0.1:0\($0)" }
+            ?? (transport == "tls" ? "tls://127.0.0.1:0" : "127.0.0.1:0")
         process.arguments = ["--listen", address, "--log-level", "info"]
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, given in given }

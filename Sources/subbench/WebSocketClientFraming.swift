@@ -25,7 +25,9 @@ struct WebSocketClientFraming {
             bytes += [0x80 | 126, UInt8(count >> 8), UInt8(truncatingIfNeeded: count)]
         } else {
             bytes.append(0x80 | 127)
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: count >> shift)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: count >> shift))
+            }
         }
         return bytes + [0, 0, 0, 0]
     }
