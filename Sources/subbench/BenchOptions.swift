@@ -83,14 +83,14 @@ struct BenchOptions: Sendable {
         tls://127.0.0.1:0 listener; with --server, the daemon's certificate must verify against --ca FILE (default:
         the system's trusted CAs) and name HOST. With --ws (fan-out only) every connection speaks the protocol
         inside WebSocket messages: with --subd, subd gets a ws://127.0.0.1:0/ listener (wss:// with --tls); with
-        --server, HOST:PORT must be a WebSocket listener at /. The pipeline scenario: one connection CREATEs and
-        SUBs a number, then pipelines --messages SEND commands to it without reading anything until writing stalls for 1 s (subd
-        stops reading a client whose replies pile up); then it reads every MSG push and +OK reply, checking their
-        order, while it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a control
-        connection CREATEs a number, then --connections connections each SUB it and wait for +OK (nothing is
-        published); STATS must count them, and subd's RSS 1 s later must be within --max-rss-mib; then they
-        all close, STATS must count only the control connection within 30 s, and subd's RSS 2 s later must be
-        within --after-close-max-mib. It first raises its soft open-file limit to the hard limit; a subd it
+        --server, HOST:PORT must be a WebSocket listener at /. The pipeline scenario: one connection CREATEs and SUBs
+        a number, then pipelines --messages SEND commands to it without reading anything until writing stalls for 1 s
+        (subd stops reading a client whose replies pile up); then it reads every MSG push and +OK reply, checking
+        their order, while it writes the rest, and checks subd's peak RSS against --max-rss-mib. The idle scenario: a
+        control connection CREATEs a number, then --connections connections each SUB it and wait for +OK (nothing is
+        published); STATS must count them, and subd's RSS 1 s later must be within --max-rss-mib; then they all close,
+        STATS must count only the control connection within 30 s, and subd's RSS 2 s later must be within --after-
+        close-max-mib. It first raises its soft open-file limit to the hard limit; a subd it
         starts inherits that limit and gets SUBD_MAX_CONNECTIONS=N+16.
 
           --subd PATH            start this subd binary on 127.0.0.1:0 and stop it at the end
