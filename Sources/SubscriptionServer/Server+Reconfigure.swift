@@ -44,7 +44,9 @@ extension Server {
             var applied = new
             var outcome = ReconfigureOutcome()
             let running = configuration
-            if new.listen != running.listen || new.tlsListen != running.tlsListen {
+            if new.listen != running.listen || new.tlsListen != running.tlsListen
+                || new.webSocketListen != running.webSocketListen
+            {
                 outcome.needsRestart.append("listen")
             }
             if new.unixSocket != running.unixSocket { outcome.needsRestart.append("unix_socket") }
@@ -54,6 +56,7 @@ extension Server {
             if new.metricsListen != running.metricsListen { outcome.needsRestart.append("metrics_listen") }
             applied.listen = running.listen
             applied.tlsListen = running.tlsListen
+            applied.webSocketListen = running.webSocketListen
             applied.unixSocket = running.unixSocket
             applied.unixSocketMode = running.unixSocketMode
             applied.stateDirectory = running.stateDirectory

@@ -295,7 +295,8 @@ final class Session: Customer, @unchecked Sendable {
     /// A timeout expired: the client is told why, then the connection closes gracefully.
     func expire(_ expiry: LivenessPolicy.Expiry) {
         guard machine.phase == .open else { return }
-        queueError(expiry.error)
+        // A WebSocket client still sending its upgrade request is answered in HTTP: 408.
+        if let response = webSocket?.timedOutBeforeUpgrade() { queueRaw(response) } else { queueError(expiry.error) }
         perform(machine.closeRequested(expiry.reason))
     }
 

@@ -120,6 +120,15 @@ final class WebSocketTransport {
         decoder.releaseStorageIfEmpty()
     }
 
+    /// The HTTP response for a connection whose upgrade request did not arrive whole in time (`408`), or nil once
+    /// the upgrade was answered; nothing more is read as the request.
+    func timedOutBeforeUpgrade() -> [UInt8]? {
+        guard head != nil else { return nil }
+        head = nil
+        isCloseQueued = true
+        return MetricsRoute.timeout.encoded()
+    }
+
     /// The close frame for a session closing for `reason` on the server's side, unless one was queued already.
     func closeFrame(for reason: CloseReason) -> [UInt8]? {
         guard !isCloseQueued, head == nil else { return nil }
