@@ -66,14 +66,17 @@ run: deps
 	SUBD_STATE_DIR="$(STATE_DIR)" exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
 
 ## test: build and run every test (unit and integration, real binaries over real sockets), then the allocation and
-## reference-counting guard again against a release subd (what ships). The tests but the guard run TEST_JOBS processes
-## at a time (Tests/run-parallel.sh: most of them wait on sockets and timers; each failure's output is printed whole);
-## then the guard runs alone, against the debug subd and then the release one.
+## reference-counting guard again against a release subd (what ships). The XCTest tests but the guard run TEST_JOBS
+## processes at a time (Tests/run-parallel.sh: most of them wait on sockets and timers; each failure's output is
+## printed whole); then the Swift Testing tests, which run-parallel.sh does not run (exit tests: each provokes a
+## precondition failure in a child process); then the guard runs alone, against the debug subd and then the release
+## one.
 TEST_JOBS ?= 6
 test: deps-test lint
 	$(SWIFT) build --build-tests
 	Tests/run-parallel.sh "$$($(SWIFT) build --show-bin-path)/subdPackageTests.xctest" --jobs $(TEST_JOBS) \
 		--skip '\.AllocationBudgetTests/' --times .build/test-times.txt
+	$(SWIFT) test --skip-build --disable-xctest
 	$(SWIFT) test --skip-build --disable-swift-testing --filter AllocationBudgetTests
 	$(MAKE) --no-print-directory alloc-guard-release
 	$(MAKE) --no-print-directory consumer-test

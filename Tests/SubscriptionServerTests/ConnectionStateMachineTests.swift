@@ -59,7 +59,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         _ = machine.commandRan(outputHeld: 5 << 20)
         XCTAssertEqual(
             machine.closeRequested(.commandTimeout), [.stopServing, .startCloseDeadline, .resumeReading, .flush])
-        XCTAssertFalse(machine.isReadingPaused)
+        XCTAssertFalse(machine.isReadSourceSuspended)
         XCTAssertFalse(machine.isReading, "closing: input is drained, not run")
     }
 
@@ -84,14 +84,16 @@ final class ConnectionStateMachineTests: XCTestCase {
         var machine = open()
         _ = machine.commandRan(outputHeld: 5 << 20)
         XCTAssertEqual(machine.failed(.reset), .close(.reset))
-        XCTAssertTrue(machine.isReadingPaused, "the suspended read source must be resumed before it is cancelled")
+        XCTAssertTrue(
+            machine.isReadSourceSuspended, "the suspended read source must be resumed before it is cancelled")
     }
 
+    /// The deadline fired while open is impossible (ConnectionStateMachineExitTests); fired after the close, nothing.
     func testCloseDeadlineClosesOnlyAClosingConnection() {
         var machine = open()
-        XCTAssertEqual(machine.closeDeadlinePassed(), .none)
         _ = machine.closeRequested(.client)
         XCTAssertEqual(machine.closeDeadlinePassed(), .close(.client))
+        XCTAssertEqual(machine.closeDeadlinePassed(), .none)
     }
 
     func testDrainClosesOpenConnectionsOnceTheirOutputIsOutWithoutWaitingForThePeer() {
@@ -105,7 +107,8 @@ final class ConnectionStateMachineTests: XCTestCase {
         var machine = open()
         _ = machine.closeRequested(.client)
         _ = machine.flushed(outputIsEmpty: true, outputHeld: 0)
-        XCTAssertTrue(machine.isOutputShutDown)
+        guard case .closing(let closing) = machine.state else { return XCTFail("\(machine.state)") }
+        XCTAssertTrue(closing.isOutputShutDown)
         XCTAssertEqual(machine.drain(), .close(.client))
     }
 
@@ -118,7 +121,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.inputEnded(outputIsEmpty: false), .none, "paused once")
         XCTAssertEqual(machine.flushed(outputIsEmpty: false, outputHeld: 10), .proceed(.armWriteSource))
         XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
-        XCTAssertTrue(machine.isReadingPaused, "the suspended read source is resumed before it is cancelled")
+        XCTAssertTrue(machine.isReadSourceSuspended, "the suspended read source is resumed before it is cancelled")
     }
 
     func testEndOfInputWhileOpenClosesAndThenPausesWhileTheRepliesAreOut() {
@@ -146,7 +149,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.penaltyEnded(), [.resumeReading, .flush])
         XCTAssertTrue(machine.isReading)
         XCTAssertFalse(machine.isOutputHeld)
-        XCTAssertEqual(machine.penaltyEnded(), [], "once")
+        // A second release is impossible: ConnectionStateMachineExitTests.
 
         // Flow control first, then a penalty: the source is suspended once; the penalty's end flushes, and the
         // drained output resumes reading.
@@ -172,9 +175,11 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertFalse(machine.isReadSourceSuspended, "nothing left suspended for the tear-down")
     }
 
-    /// Random sequences of every event: the read source's suspends and resumes (as the actions order them) always
-    /// balance to what the machine says, never go below zero or above one, and the write source is never armed
-    /// while output is held. A session torn down resumes a suspended source once (``isReadSourceSuspended``).
+    /// Random sequences of every event where it can come (a release only of a hold, a retry only after a block, the
+    /// deadline only once closing began; any of them once closed): the read source's suspends and resumes (as the
+    /// actions order them) always balance to what the machine says, never go below zero or above one, and the write
+    /// source is never armed while output is held. A session torn down resumes a suspended source once
+    /// (``isReadSourceSuspended``).
     func testRandomEventsKeepBothSourcesInStep() {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
@@ -192,16 +197,19 @@ final class ConnectionStateMachineTests: XCTestCase {
                 let held = Int.random(in: 0...(6 << 20), using: &generator)
                 let empty = Bool.random(using: &generator)
                 var outcome: Machine.Outcome = .none
-                switch Int.random(in: 0..<9, using: &generator) {
+                switch Int.random(in: 0..<11, using: &generator) {
                 case 0: apply(machine.commandRan(outputHeld: held))
                 case 1: outcome = machine.inputEnded(outputIsEmpty: empty)
                 case 2: apply(machine.closeRequested(.authTimeout))
                 case 3: outcome = machine.drain()
                 case 4: outcome = machine.flushed(outputIsEmpty: empty, outputHeld: held)
                 case 5: apply(machine.penaltyStarted())
-                case 6: apply(machine.penaltyEnded())
-                case 7: outcome = machine.closeDeadlinePassed()
-                default: outcome = machine.failed(.reset)
+                case 6 where machine.isOutputHeld || machine.phase != .open: apply(machine.penaltyEnded())
+                case 7 where machine.phase != .open: outcome = machine.closeDeadlinePassed()
+                case 8: outcome = machine.failed(.reset)
+                case 9 where !machine.isWaitingForRoom: apply(machine.tlsInputBlocked())
+                case 10 where machine.isWaitingForRoom || machine.phase == .closed: apply(machine.tlsInputUnblocked())
+                default: continue
                 }
                 switch outcome {
                 case .proceed(let actions): apply(actions)
@@ -214,9 +222,12 @@ final class ConnectionStateMachineTests: XCTestCase {
                     if machine.isOutputHeld { XCTAssertFalse(armed, "armed while output is held") }
                 }
             }
-            // After the close (or at the end) nothing the machine does touches the sources again.
-            apply(machine.penaltyEnded())
+            // After the close nothing the machine does touches the sources again; at the end, the hold and the wait
+            // for room end as the session ends them.
+            if machine.isOutputHeld || machine.phase == .closed { apply(machine.penaltyEnded()) }
+            if machine.isWaitingForRoom || machine.phase == .closed { apply(machine.tlsInputUnblocked()) }
             XCTAssertTrue((0...1).contains(suspends))
+            if !closed { XCTAssertEqual(suspends == 1, machine.isReadSourceSuspended) }
         }
     }
 }

@@ -4,96 +4,31 @@
 /// A connection is *open* (reading and answering commands, possibly with reading paused while its own output is
 /// backed up), then *closing* (no more commands: its output is flushed, the write side shut down, and its input
 /// drained until the peer closes, within a deadline), then *closed* (everything released). Whatever way the peer
-/// goes (FIN, RST, an error on read or write), some event leads to `.close`.
+/// goes (FIN, RST, an error on read or write), some event leads to `.close`. The ``State`` holds in each place only
+/// what makes sense there, so no mix of flags that cannot happen can be written down.
+///
+/// **Impossible events** stop the process (`preconditionFailure`): they mean the session and the machine disagree,
+/// and going on would unbalance a Dispatch source's suspends and resumes (libdispatch traps on that later, far from
+/// the cause) or leave a connection stuck.
+/// - ``penaltyEnded()`` on an open connection that holds nothing: a release comes only after its hold, and nothing
+///   else ends a hold while open. (Holds do not nest: a second hold while held is the same hold, and one release
+///   ends it; a command answered later that is run again inside its hold relies on that.)
+/// - ``tlsInputBlocked()`` while already waiting for room (open or closing): the session asks for one retry at a
+///   time.
+/// - ``tlsInputUnblocked()`` while not waiting for room (open or closing): only the retry after a block sends it, and
+///   nothing else ends the wait.
+/// - ``closeDeadlinePassed()`` while open: the deadline starts only when closing begins, and a connection never
+///   opens again.
+///
+/// **Harmless events** are no-ops where they come late or twice: every event once closed (a retry, a delayed
+/// release or the close deadline firing after the close, a command's last step after a failure closed the session);
+/// a hold, a close request or a command's end while closing (a hold asked for while closing is not recorded, so
+/// ``penaltyEnded()`` while closing may find none); a second hold, or a flush, while held; a second drain. There is
+/// no event for the write source reporting room: it only flushes, as the end of every turn does, so it cannot come
+/// at a wrong time.
 struct ConnectionStateMachine {
-    /// Where the connection is in its life.
-    enum Phase: Equatable {
-        /// Reading and answering commands.
-        case open
-        /// No more commands; flushing, then shutting down the write side and waiting for the peer's close.
-        case closing
-        /// Released; nothing more happens.
-        case closed
-    }
-
-    /// What the session must do after an event, in this order.
-    struct Actions: OptionSet, Equatable, CustomStringConvertible {
-        let rawValue: UInt8
-        init(rawValue: UInt8) { self.rawValue = rawValue }
-
-        /// Leave the center at once: no later publication counts the session.
-        static let stopServing = Actions(rawValue: 1 << 0)
-        /// Close anyway once the close deadline passes (the peer may never close its side).
-        static let startCloseDeadline = Actions(rawValue: 1 << 1)
-        /// Stop watching the socket for input (its own output is backed up).
-        static let pauseReading = Actions(rawValue: 1 << 2)
-        /// Watch the socket for input again, run the commands already buffered (when open) and read on.
-        static let resumeReading = Actions(rawValue: 1 << 3)
-        /// Write what is queued at the end of this turn.
-        static let flush = Actions(rawValue: 1 << 4)
-        /// The socket is full: watch it for room.
-        static let armWriteSource = Actions(rawValue: 1 << 5)
-        /// The output is all out: stop watching for room.
-        static let disarmWriteSource = Actions(rawValue: 1 << 6)
-        /// Shut down the write side (the peer reads EOF after our last reply).
-        static let shutDownOutput = Actions(rawValue: 1 << 7)
-
-        var description: String {
-            let names: [(Actions, String)] = [
-                (.stopServing, "stopServing"), (.startCloseDeadline, "startCloseDeadline"),
-                (.pauseReading, "pauseReading"), (.resumeReading, "resumeReading"), (.flush, "flush"),
-                (.armWriteSource, "armWriteSource"), (.disarmWriteSource, "disarmWriteSource"),
-                (.shutDownOutput, "shutDownOutput"),
-            ]
-            return "[" + names.filter { contains($0.0) }.map(\.1).joined(separator: ", ") + "]"
-        }
-    }
-
-    /// What an event asks for: the actions, or closing the connection now.
-    enum Outcome: Equatable {
-        /// Go on, doing these first.
-        case proceed(Actions)
-        /// Release everything now (sources cancelled, descriptor closed, out of the center).
-        case close(CloseReason)
-
-        /// Nothing to do.
-        static let none = Outcome.proceed([])
-    }
-
-    /// Output level (memory held, in bytes) above which reading pauses, and below which it resumes.
-    struct FlowMarks: Equatable {
-        /// Pause reading once the session's own output holds more than this.
-        var pauseAbove: Int
-        /// Resume once it holds less than this.
-        var resumeBelow: Int
-
-        /// 4 MiB, or half of `max_pending` when that is smaller, so a client's own replies alone never get it cut
-        /// off; resume at a quarter of the pause mark.
-        init(maxPending: Int) {
-            pauseAbove = min(4 << 20, maxPending / 2)
-            resumeBelow = pauseAbove / 4
-        }
-    }
-
-    /// Where the connection is.
-    private(set) var phase = Phase.open
-    /// True while reading is paused because the session's own output is backed up (the read source is suspended).
-    /// Closing leaves it as it was, so the session knows to resume the source before cancelling it.
-    private(set) var isReadingPaused = false
-    /// True while the session sits out a failed `HELLO`'s delay: no command runs, reading is paused, and its output
-    /// (the `-ERR AUTH` reply) waits. Ends with ``penaltyEnded()``.
-    private(set) var isPenalized = false
-    /// True once the peer closed its side (read returned 0).
-    private(set) var hasInputEnded = false
-    /// True while the write source watches for room (false: suspended, or not made yet). Closing leaves it as it
-    /// was, as ``isReadingPaused``.
-    private(set) var isWriteArmed = false
-    /// True once the write side was shut down.
-    private(set) var isOutputShutDown = false
-    /// True once the daemon is stopping: a closing connection closes as soon as its output is out.
-    private(set) var isDraining = false
-    /// Why the connection is closing or closed.
-    private(set) var closeReason: CloseReason?
+    /// Where the connection is, with what it carries there.
+    private(set) var state = State.open(Open())
     /// The flow-control marks in force (a reload may change them).
     var marks: FlowMarks
 
@@ -102,60 +37,62 @@ struct ConnectionStateMachine {
         self.marks = marks
     }
 
-    /// True while the session takes commands from the socket: open, not paused and not sitting out a penalty.
-    var isReading: Bool { phase == .open && !isReadingPaused && !isPenalized }
-
-    /// True while the read source is suspended (by flow control, a penalty, or TLS waiting for room): it must be
-    /// resumed before it is cancelled.
-    var isReadSourceSuspended: Bool { isReadingPaused || isPenalized || isWaitingForRoom }
-    /// True while a TLS handshake step or read waits for room in the socket (the read source would spin).
-    private(set) var isWaitingForRoom = false
-
-    /// A TLS handshake step or read wants to write first: reading pauses until ``tlsInputUnblocked()``.
-    mutating func tlsInputBlocked() -> Actions {
-        guard phase != .closed, !isWaitingForRoom else { return [] }
-        return setReadPause(room: true)
-    }
-
-    /// The retry after ``tlsInputBlocked()``: reading resumes unless another reason holds it.
-    mutating func tlsInputUnblocked() -> Actions {
-        guard phase != .closed, isWaitingForRoom else { return [] }
-        return setReadPause(room: false)
-    }
-
-    /// True while output must wait (a penalty's delay).
-    var isOutputHeld: Bool { isPenalized }
-
     // MARK: Events
 
-    /// A `HELLO` failed: the session stops reading and running commands, and holds its output, until
-    /// ``penaltyEnded()``. Only an open session that is not already penalized.
-    mutating func penaltyStarted() -> Actions {
-        guard phase == .open, !isPenalized else { return [] }
-        var actions = setReadPause(penalty: true)
-        // Held output is not written, so the write source must not watch for room meanwhile (it would fire at once,
-        // again and again); the penalty's end flushes and arms it again if the socket is full.
-        if isWriteArmed {
-            isWriteArmed = false
-            actions.insert(.disarmWriteSource)
-        }
-        return actions
+    /// A TLS handshake step or read wants to write first: reading pauses until ``tlsInputUnblocked()``. Impossible
+    /// while already waiting (the session retries one at a time).
+    mutating func tlsInputBlocked() -> Actions {
+        guard var sides = state.sides else { return [] }
+        precondition(!sides.isWaitingForRoom, "tlsInputBlocked() while already waiting for room: one retry at a time")
+        sides.isWaitingForRoom = true
+        return replacing(sides)
     }
 
-    /// The penalty's delay passed: reading resumes (unless flow control still holds it) and the held output is
-    /// flushed.
+    /// The retry after ``tlsInputBlocked()``: reading resumes unless another reason holds it. Impossible without the
+    /// block; a no-op once closed (the retry fired after the close).
+    mutating func tlsInputUnblocked() -> Actions {
+        guard var sides = state.sides else { return [] }
+        precondition(sides.isWaitingForRoom, "tlsInputUnblocked() without tlsInputBlocked(): nothing waits for room")
+        sides.isWaitingForRoom = false
+        return replacing(sides)
+    }
+
+    /// A hold begins (a `HELLO` being checked or failed, an answer that comes later): the session stops reading and
+    /// running commands, and holds its output, until ``penaltyEnded()``. Only an open session that is not already
+    /// held; otherwise nothing (holds do not nest).
+    mutating func penaltyStarted() -> Actions {
+        guard case .open(var open) = state, open.sides.output != .held else { return [] }
+        // Held output is not written, so the write source must not watch for room meanwhile (it would fire at once,
+        // again and again); the hold's end flushes and arms it again if the socket is full.
+        let disarm: Actions = open.sides.output == .armed ? .disarmWriteSource : []
+        open.sides.output = .held
+        return disarm.union(replacing(open.sides))
+    }
+
+    /// The hold ends (its answer came, or a failed `HELLO`'s delay passed): reading resumes (unless flow control still
+    /// holds it) and the held output is flushed. Impossible on an open connection that holds nothing; nothing while
+    /// closing without a hold, or once closed.
     mutating func penaltyEnded() -> Actions {
-        // A closed session's sources are gone: nothing to resume (the tear-down resumed a suspended one).
-        guard isPenalized, phase != .closed else { return [] }
+        guard var sides = state.sides else { return [] }  // a closed session's sources are gone: nothing to resume
+        guard sides.output == .held else {
+            precondition(phase != .open, "penaltyEnded() on an open connection that holds nothing: no hold to end")
+            return []  // a hold asked for while closing was not recorded
+        }
         // A session that began closing meanwhile (the last failure, a timeout) still flushes what it holds, and reads
-        // on to the peer's end unless flow control or a seen end of input keeps reading paused.
-        return setReadPause(penalty: false).union(.flush)
+        // on to the peer's end unless a seen end of input keeps reading paused.
+        sides.output = .idle
+        return replacing(sides).union(.flush)
     }
 
     /// A command ran and the session's own output now holds `heldBytes`: past the pause mark, reading stops.
     mutating func commandRan(outputHeld heldBytes: Int) -> Actions {
-        guard phase == .open, !isReadingPaused, !isPenalized, heldBytes > marks.pauseAbove else { return [] }
-        return setReadPause(flowControl: true)
+        guard case .open(var open) = state, open.input == .reading, open.sides.output != .held,
+            heldBytes > marks.pauseAbove
+        else { return [] }
+        let was = open.isReadSourceSuspended
+        open.input = .pausedForOutput
+        state = .open(open)
+        return .readSource(was: was, now: true)
     }
 
     /// read(2) returned 0: the peer sends nothing more. Open, the session closes (its replies are still flushed:
@@ -163,14 +100,16 @@ struct ConnectionStateMachine {
     /// it closes once its output is out; until then reading pauses, since a socket at its end stays readable and
     /// would report itself again at once, spinning the loop.
     mutating func inputEnded(outputIsEmpty: Bool) -> Outcome {
-        hasInputEnded = true
-        switch phase {
-        case .open:
-            return .proceed(beginClosing(.client))
-        case .closing:
-            if outputIsEmpty { return close() }
-            guard !isReadingPaused else { return .none }
-            return .proceed(setReadPause(flowControl: true))
+        switch state {
+        case .open(let open):
+            return .proceed(beginClosing(open, .client, input: .ended))
+        case .closing(var closing):
+            if outputIsEmpty { return close(closing.reason) }
+            guard closing.input != .endedAndPaused else { return .none }
+            let was = closing.isReadSourceSuspended
+            closing.input = .endedAndPaused
+            state = .closing(closing)
+            return .proceed(.readSource(was: was, now: true))
         case .closed:
             return .none
         }
@@ -178,90 +117,94 @@ struct ConnectionStateMachine {
 
     /// The session asks to close for `reason` (QUIT, a fatal protocol error, a timeout): graceful, replies first.
     mutating func closeRequested(_ reason: CloseReason) -> Actions {
-        guard phase == .open else { return [] }
-        return beginClosing(reason)
+        guard case .open(let open) = state else { return [] }
+        return beginClosing(open, reason, input: .draining)
     }
 
     /// The daemon is stopping: open connections close gracefully, closing ones as soon as their output is out.
     mutating func drain() -> Outcome {
-        isDraining = true
-        switch phase {
-        case .open: return .proceed(beginClosing(.shutdown))
-        case .closing: return isOutputShutDown ? close() : .none
-        case .closed: return .none
+        switch state {
+        case .open(let open):
+            return .proceed(beginClosing(open, .shutdown, input: .draining, isDraining: true))
+        case .closing(var closing):
+            if closing.isOutputShutDown { return close(closing.reason) }
+            closing.isDraining = true
+            state = .closing(closing)
+            return .none
+        case .closed:
+            return .none
         }
     }
 
     /// A read or write failed, or the peer cannot keep up: close now. A session that was already closing keeps the
     /// reason it closed for.
     mutating func failed(_ reason: CloseReason) -> Outcome {
-        guard phase != .closed else { return .none }
-        if closeReason == nil { closeReason = reason }
-        return close()
+        switch state {
+        case .open: close(reason)
+        case .closing(let closing): close(closing.reason)
+        case .closed: .none
+        }
     }
 
-    /// The close deadline passed and the peer has still not closed its side: close now.
+    /// The close deadline passed and the peer has still not closed its side: close now. Impossible while open (the
+    /// deadline starts with closing); a no-op once closed (it fired after the close).
     mutating func closeDeadlinePassed() -> Outcome {
-        phase == .closing ? close() : .none
+        switch state {
+        case .open: preconditionFailure("closeDeadlinePassed() on an open connection: the deadline starts with closing")
+        case .closing(let closing): close(closing.reason)
+        case .closed: .none
+        }
     }
 
     /// A flush wrote what the socket took. Arms or disarms the write source, resumes reading once the output is
     /// below the resume mark, and finishes a graceful close once everything is out.
     mutating func flushed(outputIsEmpty: Bool, outputHeld heldBytes: Int) -> Outcome {
-        guard phase != .closed else { return .none }
-        // Closing leaves the source flags as they are: they tell the session which sources to resume before
-        // cancelling them.
-        if phase == .closing && outputIsEmpty && (hasInputEnded || isDraining) { return close() }
-        var actions: Actions = []
-        if !outputIsEmpty && !isWriteArmed && !isPenalized {
-            isWriteArmed = true
-            actions.insert(.armWriteSource)
-        } else if outputIsEmpty && isWriteArmed {
-            isWriteArmed = false
-            actions.insert(.disarmWriteSource)
+        switch state {
+        case .open(var open):
+            let was = open.isReadSourceSuspended
+            let write = open.sides.followFlush(outputIsEmpty: outputIsEmpty)
+            // A hold keeps the source suspended; its end resumes it.
+            if open.input == .pausedForOutput && heldBytes < marks.resumeBelow { open.input = .reading }
+            state = .open(open)
+            return .proceed(write.union(.readSource(was: was, now: open.isReadSourceSuspended)))
+        case .closing(var closing):
+            if outputIsEmpty && closing.closesOnceOutputIsOut { return close(closing.reason) }
+            var actions = closing.sides.followFlush(outputIsEmpty: outputIsEmpty)
+            if outputIsEmpty && !closing.isOutputShutDown {
+                closing.isOutputShutDown = true
+                actions.insert(.shutDownOutput)
+            }
+            state = .closing(closing)
+            return .proceed(actions)
+        case .closed:
+            return .none
         }
-        if phase == .open && isReadingPaused && heldBytes < marks.resumeBelow {
-            // A penalty keeps the source suspended; its end resumes it.
-            actions.formUnion(setReadPause(flowControl: false))
-        }
-        if phase == .closing && outputIsEmpty && !isOutputShutDown {
-            isOutputShutDown = true
-            actions.insert(.shutDownOutput)
-        }
-        return .proceed(actions)
     }
 
     // MARK: Transitions
 
-    /// Sets the reasons the read source may be suspended (flow control or a seen end of input; a penalty; a TLS step
-    /// waiting for room) and returns
-    /// what keeps the source in step: suspend when the first reason appears, resume when the last one goes, nothing
-    /// otherwise. Every change of either flag goes through here, so suspends and resumes always balance.
-    private mutating func setReadPause(flowControl: Bool? = nil, penalty: Bool? = nil, room: Bool? = nil) -> Actions {
-        let wasSuspended = isReadSourceSuspended
-        if let room { isWaitingForRoom = room }
-        if let flowControl { isReadingPaused = flowControl }
-        if let penalty { isPenalized = penalty }
-        switch (wasSuspended, isReadSourceSuspended) {
-        case (false, true): return .pauseReading
-        case (true, false): return .resumeReading
-        default: return []
-        }
+    /// Puts `sides` in place in an open or closing connection and returns what keeps the read source in step.
+    private mutating func replacing(_ sides: Sides) -> Actions {
+        let was = isReadSourceSuspended
+        state.replaceSides(with: sides)
+        return .readSource(was: was, now: isReadSourceSuspended)
     }
 
-    private mutating func beginClosing(_ reason: CloseReason) -> Actions {
-        phase = .closing
-        closeReason = reason
-        var actions: Actions = [.stopServing, .startCloseDeadline, .flush]
-        if isReadingPaused {
-            // Input is read (and dropped) again, to see the peer's close (once a penalty, if any, is over).
-            actions.formUnion(setReadPause(flowControl: false))
-        }
-        return actions
+    /// Open to closing: no more commands; the output is flushed, and the input is read (and dropped) again, to see
+    /// the peer's close, unless a hold or a wait for room still keeps it suspended.
+    private mutating func beginClosing(
+        _ open: Open, _ reason: CloseReason, input: Closing.Input, isDraining: Bool = false
+    ) -> Actions {
+        let closing = Closing(reason: reason, input: input, sides: open.sides, isDraining: isDraining)
+        state = .closing(closing)
+        let read = Actions.readSource(was: open.isReadSourceSuspended, now: closing.isReadSourceSuspended)
+        return read.union([.stopServing, .startCloseDeadline, .flush])
     }
 
-    private mutating func close() -> Outcome {
-        phase = .closed
-        return .close(closeReason ?? .client)
+    /// Closed: the sources are left as they are, for the tear-down to resume and cancel.
+    private mutating func close(_ reason: CloseReason) -> Outcome {
+        state = .closed(
+            Closed(reason: reason, isReadSourceSuspended: isReadSourceSuspended, isWriteArmed: isWriteArmed))
+        return .close(reason)
     }
 }
