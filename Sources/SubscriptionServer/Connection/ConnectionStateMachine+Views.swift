@@ -53,4 +53,13 @@ extension ConnectionStateMachine {
         case .closed: false
         }
     }
+
+    /// Why the connection is closing or closed; nil while open.
+    var closeReason: CloseReason? {
+        switch state {
+        case .open: nil
+        case .closing(let closing): closing.reason
+        case .closed(let closed): closed.reason
+        }
+    }
 }
