@@ -32,12 +32,12 @@ final class Session: Customer, @unchecked Sendable {
     let isTCP: Bool
     /// The peer's address (`127.0.0.1:51000`, `unix`), for logs and `$SYS` notifications.
     let peerAddress: String
-    /// The TLS session on a `tls://` listener's connection; nil on a plain one, whose reads and writes are the
-    /// system calls themselves (one check of this per read or write call, no more).
-    let tls: TLSStream?
-    /// The WebSocket layer on a `ws://` or `wss://` listener's connection (over ``tls`` for `wss://`); nil on a line
-    /// protocol listener, whose bytes are the stream itself (one check of this per read or write call).
-    let webSocket: WebSocketTransport?
+    /// How its bytes travel: the socket, TLS, WebSocket frames. The session reads and writes only through it.
+    let transport: SessionTransport
+    /// The TLS session, if any (the handshake is driven from here).
+    var tls: TLSStream? { transport.tls }
+    /// The WebSocket layer, if any (its input asks for raw output and closes).
+    var webSocket: WebSocketTransport? { transport.webSocket }
     /// The loop this session runs on. A strong `let`: read through `self`, it is borrowed, with no reference
     /// counting per use (an `unowned(unsafe)` reference is copied into a strong one, a retain and a release, each
     /// time it is used).
@@ -144,8 +144,7 @@ final class Session: Customer, @unchecked Sendable {
         self.id = id
         self.fd = fd
         self.isTCP = isTCP
-        self.tls = tls
-        self.webSocket = webSocket
+        self.transport = SessionTransport(fd: fd, tls: tls, webSocket: webSocket)
         self.peerAddress = peerAddress
         self.maxPending = maxPending
         self.machine = ConnectionStateMachine(marks: .init(maxPending: maxPending))
@@ -170,10 +169,8 @@ final class Session: Customer, @unchecked Sendable {
     var livenessFacts: LivenessPolicy.Facts {
         LivenessPolicy.Facts(
             connectedAt: connectedAt, lastInputAt: lastInputAt,
-            // A TLS handshake or WebSocket upgrade not finished is a command not finished: command_timeout ends a
-            // stalled one.
-            hasPartialCommand: parser.bufferedByteCount > 0 || tls?.progress.isEstablished == false
-                || webSocket?.isAwaitingUpgrade == true,
+            // A TLS handshake or WebSocket upgrade not finished is a command not finished.
+            hasPartialCommand: parser.bufferedByteCount > 0 || transport.isOpening,
             isReading: machine.isReading, isAuthenticated: isAuthenticated)
     }
 
@@ -345,88 +342,55 @@ final class Session: Customer, @unchecked Sendable {
                 guard machine.isReading else { return }
             }
             reads += 1
-            if let webSocket {
-                guard readWebSocket(webSocket) else { return }
-                continue
-            }
-            var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
-            let fd = self.fd
             // Borrow the loop's read buffer when nothing is buffered here; it goes back below once the commands
             // left nothing behind, so an idle session holds no read buffer.
             parser.exchangeStorage(with: &loop.readBuffer)
             defer { parser.exchangeStorage(with: &loop.readBuffer) }
-            let tls = self.tls
-            parser.withWritableTail(minimumCapacity: Self.readSize) { space in
-                do throws(SystemCallError) {
-                    let result = if let tls { try tls.read(into: space) } else { try Syscall.read(fd, space) }
-                    outcome = .success(result)
-                    if case .processed(let n) = result { return n }
-                } catch {
-                    outcome = .failure(error)
-                }
-                return 0
-            }
-            switch outcome {
-            case .failure(let error):
+            let result: IOResult
+            do throws(SystemCallError) {
+                result = try transport.read(into: &parser, readSize: Self.readSize)
+            } catch {
                 perform(machine.failed(.forError(error)))
                 return
-            case .success(.wouldBlock):
-                if let tls, tls.progress.inputWaitsFor == .writable { retryWhenWritable() }
+            }
+            switch result {
+            case .wouldBlock:
+                if transport.inputWaitsForRoom { retryWhenWritable() }
                 return
-            case .success(.processed(0)):
+            case .processed(0):
                 perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
                 return
-            case .success(.processed(let n)):
+            case .processed(let n):
                 loop.traffic.bytesIn += UInt64(n)
                 lastInputAt = MonotonicClock.nanoseconds()
+                if let webSocket { takeWebSocketInput(webSocket) }
                 processCommands()
             }
         }
     }
 
-    /// One read on a WebSocket connection: the bytes go through its layer (the upgrade, then frames) into the
-    /// parser, and the commands they complete run. Returns false when reading is to stop for now (nothing more to
-    /// read, the end of input, an error).
-    private func readWebSocket(_ webSocket: WebSocketTransport) -> Bool {
-        let result: IOResult
-        do throws(SystemCallError) {
-            result = try webSocket.read(from: fd, tls: tls)
-        } catch {
-            perform(machine.failed(.forError(error)))
-            return false
-        }
-        switch result {
-        case .wouldBlock:
-            if let tls, tls.progress.inputWaitsFor == .writable { retryWhenWritable() }
-            return false
-        case .processed(0):
-            perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
-            return false
-        case .processed(let n):
-            loop.traffic.bytesIn += UInt64(n)
-            lastInputAt = MonotonicClock.nanoseconds()
-            webSocket.takeInput(into: &parser) { input in
-                switch input {
-                case .upgraded(let response):
-                    queueRaw(response)
-                case .refused(let response, let reason):
-                    queueRaw(response)
-                    owner.sessionFailedWebSocket(self, reason: "upgrade refused: \(reason)")
+    /// What a WebSocket connection read: its layer hands the line protocol's bytes to the parser, and says what else
+    /// to do (answer the upgrade, a ping, a close frame; close).
+    private func takeWebSocketInput(_ webSocket: WebSocketTransport) {
+        webSocket.takeInput(into: &parser) { input in
+            switch input {
+            case .upgraded(let response):
+                queueRaw(response)
+            case .refused(let response, let reason):
+                queueRaw(response)
+                owner.sessionFailedWebSocket(self, reason: "upgrade refused: \(reason)")
+                requestClose(.protocolError)
+            case .control(let frame):
+                queueRaw(frame)
+            case .close(let frame, let violation):
+                queueRaw(frame)
+                if let violation {
+                    owner.sessionFailedWebSocket(self, reason: violation.description)
                     requestClose(.protocolError)
-                case .control(let frame):
-                    queueRaw(frame)
-                case .close(let frame, let violation):
-                    queueRaw(frame)
-                    if let violation {
-                        owner.sessionFailedWebSocket(self, reason: violation.description)
-                        requestClose(.protocolError)
-                    } else {
-                        requestClose(.client)
-                    }
+                } else {
+                    requestClose(.client)
                 }
             }
-            processCommands()
-            return true
         }
     }
 
@@ -568,29 +532,19 @@ final class Session: Customer, @unchecked Sendable {
     /// a turn, or between two reads of one (``EventLoop/flushEarly(reader:)``).
     func flush() {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
+        // A WebSocket client of a closing session is told with a close frame after its last reply (queued by now:
+        // a QUIT's reply comes after the QUIT asked to close, and nothing is queued once the close is under way).
+        if let webSocket, machine.phase == .closing, let reason = machine.closeReason,
+            let frame = webSocket.closeFrame(for: reason)
+        {
+            queueRaw(frame)
+        }
         do {
-            let written: Int
-            if let tls {
-                // Nothing goes out before the handshake is done; it flushes what waited.
-                guard tls.progress.isEstablished else {
-                    // Nothing can ever go out: a closing session (drain, timeout) has nothing left to wait for.
-                    if machine.phase == .closing { perform(machine.failed(.shutdown)) }
-                    return
-                }
-                written =
-                    if let webSocket {
-                        try OutputWriter.write(
-                            &output, framedBy: &webSocket.framing, through: tls, scratch: loop.writeScratch)
-                    } else {
-                        try OutputWriter.write(&output, through: tls, scratch: loop.writeScratch)
-                    }
-            } else if let webSocket {
-                written = try OutputWriter.write(
-                    &output, framedBy: &webSocket.framing, to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors,
-                    scratch: loop.writeScratch)
-            } else {
-                written = try OutputWriter.write(
-                    &output, to: fd, vectors: loop.vectors, maxVectors: loop.maxVectors, scratch: loop.writeScratch)
+            // Nothing goes out before a TLS handshake is done; it flushes what waited.
+            guard let written = try transport.write(&output, loop: loop) else {
+                // Nothing can ever go out: a closing session (drain, timeout) has nothing left to wait for.
+                if machine.phase == .closing { perform(machine.failed(.shutdown)) }
+                return
             }
             loop.traffic.bytesOut += UInt64(written)
         } catch {
@@ -626,8 +580,6 @@ final class Session: Customer, @unchecked Sendable {
     private func perform(_ actions: ConnectionStateMachine.Actions) {
         if actions.contains(.stopServing) { owner.sessionStoppedServing(self) }
         if actions.contains(.startCloseDeadline) {
-            // A WebSocket client is told with a close frame, after the output so far.
-            if let reason = machine.closeReason, let frame = webSocket?.closeFrame(for: reason) { queueRaw(frame) }
             loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) {
                 self.perform(self.machine.closeDeadlinePassed())
                 self.loop.endOfTurn()
@@ -637,8 +589,7 @@ final class Session: Customer, @unchecked Sendable {
         if actions.contains(.armWriteSource) { armWriteSource() }
         if actions.contains(.disarmWriteSource) { writeSource?.suspend() }
         if actions.contains(.shutDownOutput) {
-            tls?.shutdown()
-            Syscall.shutdownWrite(fd)
+            transport.shutdownWrite()
         }
         if actions.contains(.flush) { loop.markDirty(self) }
         if actions.contains(.resumeReading) {
