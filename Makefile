@@ -27,9 +27,10 @@ deps:
 
 ## deps-test: deps, plus the tools the tests run: systemd's (systemd-analyze, systemd-socket-activate),
 ## iproute2's (ip for a network namespace, ss for socket timers), curl and Debian's python3 with prometheus_client
-## (the metrics endpoint is read with both), strace (replies are seen to leave only after the state's sync), the
-## openssl command (certificates and a TLS client for the TLS tests), and Debian's nats-server (the NATS client's
-## tests start real servers: single, restarted, a 3-server cluster, JetStream)
+## (the metrics endpoint is read with both), Debian's python3 with websockets (a real client of ws:// listeners),
+## strace (replies are seen to leave only after the state's sync), the openssl command (certificates and a TLS client
+## for the TLS tests), and Debian's nats-server (the NATS client's tests start real servers: single, restarted, a
+## 3-server cluster, JetStream)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
@@ -41,6 +42,8 @@ deps-test: deps
 	@command -v nats-server >/dev/null || $(MAKE) --no-print-directory apt PACKAGES="nats-server"
 	@/usr/bin/python3 -c "import prometheus_client.parser" 2>/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="python3-prometheus-client"
+	@/usr/bin/python3 -c "import websockets" 2>/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="python3-websockets"
 
 apt:
 	@echo "installing from Debian: $(PACKAGES)"

@@ -93,6 +93,21 @@ final class Daemon: @unchecked Sendable {
         return status
     }
 
+    /// The port of the `kind` listener (`tls`, `ws`, `wss`), parsed from its `listening on KIND 127.0.0.1:PORT` log
+    /// line (waited for up to 10 s).
+    func listenerPort(_ kind: String) throws -> UInt16 {
+        let line = try Regex("listening on \(kind) [0-9.]+:([0-9]+)")
+        let text = try child.stderr.waitFor("'listening on \(kind) 127.0.0.1:PORT'", timeout: 10) { text in
+            text.firstMatch(of: line)?.output[1].substring.map(String.init)
+        }
+        guard let port = UInt16(text), port != 0 else { throw HarnessError.malformed("\(kind) port '\(text)'") }
+        return port
+    }
+
+    /// The port of the WebSocket listener (`wss` when `secure`), parsed from its `listening on ws
+    /// 127.0.0.1:PORT/PATH` log line.
+    func webSocketPort(secure: Bool = false) throws -> UInt16 { try listenerPort(secure ? "wss" : "ws") }
+
     /// Everything subd wrote to stderr so far (its log).
     var log: String { child.stderr.text }
 }

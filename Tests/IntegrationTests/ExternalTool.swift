@@ -21,4 +21,25 @@ enum ExternalTool {
         }
         return child.stdout.text
     }
+
+    /// A python3 that can import `module`: Debian's /usr/bin/python3 first (where Debian's `package` installs it),
+    /// then the python3s of PATH (a pyenv one there may lack it). Throws, naming `package`, when none can: the test
+    /// fails rather than skips, as `make deps-test` installs it.
+    static func python(importing module: String, package: String) throws -> URL {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        var tried: [String] = []
+        for directory in ["/usr/bin"] + path.split(separator: ":").map(String.init) {
+            let candidate = URL(fileURLWithPath: directory).appendingPathComponent("python3")
+            guard FileManager.default.isExecutableFile(atPath: candidate.path), !tried.contains(candidate.path) else {
+                continue
+            }
+            tried.append(candidate.path)
+            let child = try ChildProcess(
+                executable: candidate, arguments: ["-c", "import \(module)"], label: "python3")
+            if child.waitForExit(timeout: 20) == 0 { return candidate }
+        }
+        throw HarnessError.missingBinary(
+            "no python3 that imports \(module) (tried \(tried.joined(separator: ", "))); `make deps-test` installs "
+                + "Debian's \(package)")
+    }
 }

@@ -41,6 +41,17 @@ class IntegrationTestCase: XCTestCase {
         return daemon
     }
 
+    /// `subd hash-secret` of `secret`: the `secret_hash` of a user in the config.
+    func hashSecret(_ secret: String) throws -> String {
+        let child = try ChildProcess(
+            executable: try BinaryLocator.executable("subd"), arguments: ["hash-secret"], stdinPipe: true,
+            label: "subd hash-secret")
+        try child.writeStdinAndClose(Array((secret + "\n").utf8))
+        XCTAssertEqual(child.waitForExit(timeout: 10), 0, child.stderr.text)
+        child.stdout.waitForEnd(timeout: 5)
+        return child.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// A process's resident memory in bytes (VmRSS from /proc).
     func residentBytes(of pid: Int32) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)

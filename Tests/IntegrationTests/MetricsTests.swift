@@ -266,7 +266,8 @@ private struct Prometheus {
     static func scrape(_ url: String) throws -> Prometheus {
         let result = try Curl.get(url)
         guard result.status == 200 else { throw HarnessError.process("GET \(url): \(result)") }
-        let python = try Tools.pythonWithPrometheusClient()
+        let python = try ExternalTool.python(
+            importing: "prometheus_client.parser", package: "python3-prometheus-client")
         let script = """
             import json, sys
             from prometheus_client.parser import text_string_to_metric_families
@@ -364,26 +365,6 @@ private enum Tools {
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
         throw HarnessError.missingBinary("\(name) not found in /usr/bin, /bin or PATH; \(hint)")
-    }
-
-    /// A python3 that can import prometheus_client: Debian's /usr/bin/python3 first (where
-    /// python3-prometheus-client installs it), then the python3 of PATH.
-    static func pythonWithPrometheusClient() throws -> URL {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        var tried: [String] = []
-        for directory in ["/usr/bin"] + path.split(separator: ":").map(String.init) {
-            let candidate = URL(fileURLWithPath: directory).appendingPathComponent("python3")
-            guard FileManager.default.isExecutableFile(atPath: candidate.path), !tried.contains(candidate.path) else {
-                continue
-            }
-            tried.append(candidate.path)
-            let child = try ChildProcess(
-                executable: candidate, arguments: ["-c", "import prometheus_client.parser"], label: "python3")
-            if child.waitForExit(timeout: 20) == 0 { return candidate }
-        }
-        throw HarnessError.missingBinary(
-            "no python3 that imports prometheus_client (tried \(tried.joined(separator: ", "))); `make deps-test` "
-                + "installs Debian's python3-prometheus-client")
     }
 }
 

@@ -95,11 +95,5 @@ struct TLSFiles {
 
 extension Daemon {
     /// The port of the TLS listener, parsed from its `listening on tls 127.0.0.1:PORT` log line.
-    func tlsPort() throws -> UInt16 {
-        let text = try child.stderr.waitFor("'listening on tls 127.0.0.1:PORT'", timeout: 10) { text in
-            text.firstMatch(of: /listening on tls ([0-9.]+):([0-9]+)/).map { String($0.output.2) }
-        }
-        guard let port = UInt16(text), port != 0 else { throw HarnessError.malformed("TLS port '\(text)'") }
-        return port
-    }
+    func tlsPort() throws -> UInt16 { try listenerPort("tls") }
 }

@@ -239,17 +239,6 @@ final class TLSTests: IntegrationTestCase {
         XCTAssertFalse(result.contains("alert internal error"), result)
     }
 
-    /// `subd hash-secret` of `secret`.
-    private func hashSecret(_ secret: String) throws -> String {
-        let child = try ChildProcess(
-            executable: try BinaryLocator.executable("subd"), arguments: ["hash-secret"], stdinPipe: true,
-            label: "subd hash-secret")
-        try child.writeStdinAndClose(Array((secret + "\n").utf8))
-        XCTAssertEqual(child.waitForExit(timeout: 10), 0, child.stderr.text)
-        child.stdout.waitForEnd(timeout: 5)
-        return child.stdout.text.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// Runs the `openssl` CLI with stdin at its end; returns what it printed (stdout and stderr).
     private func runOpenSSL(_ arguments: [String]) throws -> String {
         let child = try ChildProcess(
