@@ -40,8 +40,34 @@ final class AllocationBudgetTests: IntegrationTestCase {
         try fanOut(payloadSize: 2048, key: "fanout_large_pub", per: "PUB of 2 KiB to 10 subscribers")
     }
 
-    private func fanOut(payloadSize: Int, key: String, per: String) throws {
-        let probe = try AllocationProbe(test: self)
+    /// The 128 B fan-out with every subscriber on a `ws://` listener: the output cut into WebSocket frames at write
+    /// time costs no allocation per delivered message (issue 22).
+    func testFanOutPublishOverWebSocket() throws {
+        try fanOut(payloadSize: Self.payloadSize, key: "fanout_ws_pub", per: "PUB to 10 WebSocket subscribers") {
+            probe, index in
+            let subscriber = try RawWebSocket.upgraded(
+                port: try probe.daemon.webSocketPort(), path: "/", label: "subscriber \(index)")
+            try subscriber.sendCommands("SUB FAN\n")
+            guard try subscriber.readReplies() == "+OK\n" else {
+                throw HarnessError.malformed("subscriber \(index): SUB FAN not answered +OK")
+            }
+            return { count in try subscriber.readStream(count) }
+        }
+    }
+
+    /// A TCP subscriber of FAN: returns the function that reads its next `count` bytes.
+    private func tcpSubscriber(_ probe: AllocationProbe, _ index: Int) throws -> @Sendable (Int) throws -> [UInt8] {
+        let subscriber = try connect(probe.daemon, "subscriber \(index)")
+        try subscribe(subscriber, "FAN")
+        return { count in try subscriber.readBytes(count) }
+    }
+
+    private func fanOut(
+        payloadSize: Int, key: String, per: String,
+        subscriber: ((AllocationProbe, Int) throws -> @Sendable (Int) throws -> [UInt8])? = nil
+    ) throws {
+        let probe = try AllocationProbe(
+            test: self, extraArguments: subscriber == nil ? [] : ["--listen", "ws://127.0.0.1:0/"])
         let publisher = try connect(probe.daemon, "publisher")
         try create(publisher, "FAN")
         let payload = [UInt8](repeating: UInt8(ascii: "x"), count: payloadSize)
@@ -49,14 +75,13 @@ final class AllocationBudgetTests: IntegrationTestCase {
         let received = Counter()
         var readers: [Background] = []
         for index in 0..<Self.subscribers {
-            let subscriber = try connect(probe.daemon, "subscriber \(index)")
-            try subscribe(subscriber, "FAN")
+            let read = try (subscriber ?? tcpSubscriber)(probe, index)
             readers.append(
                 Background("subscriber \(index)") {
                     // Reads whole frames and compares them: cheaper than parsing, and only subd's count is measured.
                     do {
                         for _ in 0..<(Self.warmUp + Self.measured) {
-                            let bytes = try subscriber.readBytes(frame.count)
+                            let bytes = try read(frame.count)
                             guard bytes == frame else {
                                 throw HarnessError.malformed("subscriber \(index): unexpected \(bytes.prefix(40))")
                             }
@@ -173,7 +198,7 @@ private struct AllocationProbe {
     let configuration: String
     let test: XCTestCase
 
-    init(test: IntegrationTestCase) throws {
+    init(test: IntegrationTestCase, extraArguments: [String] = []) throws {
         self.test = test
         let library = try Self.counterLibrary()
         let subd = try BinaryLocator.executable("subd").resolvingSymlinksInPath()
@@ -183,6 +208,7 @@ private struct AllocationProbe {
         countFile = directory.appendingPathComponent("count").path
         test.addTeardownBlock { try? FileManager.default.removeItem(at: directory) }
         daemon = try test.startDaemon(
+            extraArguments: extraArguments,
             environment: ["LD_PRELOAD": library.path, "SUBD_ALLOCATION_COUNT_FILE": countFile])
     }
 

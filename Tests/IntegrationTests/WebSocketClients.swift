@@ -115,8 +115,9 @@ final class PythonWebSocket {
 
 /// A WebSocket client written by hand on a raw socket (a ``LineClient``), for what a library will not send: an
 /// upgrade request as given, and frames made byte by byte (masked or not, any opcode, any RSV bits, any length);
-/// the server's frames are read as they come.
-final class RawWebSocket {
+/// the server's frames are read as they come. `@unchecked Sendable`: one thread at a time uses it (a test hands it
+/// to a reader thread once it is set up, and reads it only there from then on).
+final class RawWebSocket: @unchecked Sendable {
     /// One frame of the server's.
     struct Frame: Equatable {
         var fin = true
@@ -124,6 +125,8 @@ final class RawWebSocket {
         var payload: [UInt8]
     }
 
+    /// Data of the server's messages received and not yet read by ``readStream(_:)``.
+    private var unread: [UInt8] = []
     /// The socket.
     let socket: LineClient
     /// The status code of the server's answer to the upgrade request.
@@ -217,6 +220,20 @@ final class RawWebSocket {
             length = try socket.readBytes(length == 126 ? 2 : 8).reduce(0) { $0 << 8 | Int($1) }
         }
         return Frame(fin: head[0] & 0x80 != 0, opcode: head[0] & 0x0F, payload: try socket.readBytes(length))
+    }
+
+    /// The next `count` bytes of the line protocol the server sent, across as many binary messages as they take
+    /// (a message may end inside them, or go on after them: its rest is kept for the next call).
+    func readStream(_ count: Int) throws -> [UInt8] {
+        while unread.count < count {
+            let frame = try readFrame()
+            guard frame.opcode == Self.binary || frame.opcode == Self.continuation else {
+                throw HarnessError.malformed("\(socket.label): frame \(frame) while awaiting data")
+            }
+            unread += frame.payload
+        }
+        defer { unread.removeFirst(count) }
+        return Array(unread.prefix(count))
     }
 
     /// The line protocol the server sent: the data of binary messages until it ends with a LF.
