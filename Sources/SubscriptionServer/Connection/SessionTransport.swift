@@ -53,7 +53,9 @@ struct SessionTransport {
     func write(_ output: inout OutputQueue, loop: EventLoop) throws(SystemCallError) -> Int? {
         if let tls {
             guard tls.progress.isEstablished else { return nil }
-            guard let webSocket else { return try OutputWriter.write(&output, through: tls, scratch: loop.writeScratch) }
+            guard let webSocket else {
+                return try OutputWriter.write(&output, through: tls, scratch: loop.writeScratch)
+            }
             return try OutputWriter.write(
                 &output, framedBy: &webSocket.framing, through: tls, scratch: loop.writeScratch)
         }
