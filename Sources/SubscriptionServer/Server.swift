@@ -368,13 +368,14 @@ public final class Server: @unchecked Sendable {
     }
 
     /// Answers a connection the server will not serve with one error line (on a plain WebSocket listener, an HTTP
-    /// 503 saying the same), then closes it.
+    /// 503 saying the same; on a `wss://` one nothing, as no TLS session is made for it), then closes it.
     private func refuse(_ fd: Int32, _ transport: ListenerTransport, _ error: ProtocolError) {
         var bytes: [UInt8] = []
-        if case .webSocket(_, isTLS: false) = transport {
+        switch transport {
+        case .webSocket(_, isTLS: false):
             bytes = HTTPResponse.text(503, "Service Unavailable", error.message + "\n").encoded()
-        } else {
-            ReplyEncoder.error(error, into: &bytes)
+        case .webSocket(_, isTLS: true): break
+        case .lines, .tls: ReplyEncoder.error(error, into: &bytes)
         }
         _ = bytes.withUnsafeBytes { try? Syscall.send(fd, $0) }
         Syscall.shutdownWrite(fd)

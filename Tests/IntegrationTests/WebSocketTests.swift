@@ -191,10 +191,30 @@ final class WebSocketTests: IntegrationTestCase {
         defer { stalled.close() }
         let started = Date()
         try stalled.send("GET \(Self.path) HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        // Answered in HTTP, as the client still speaks it.
+        XCTAssertEqual(String(decoding: try stalled.readLine(), as: UTF8.self), "HTTP/1.1 408 Request Timeout\r")
         try stalled.expectClosed(discardingData: true)
         XCTAssertLessThan(Date().timeIntervalSince(started), 4, "ended by command_timeout")
         assertOpen(try webSocket(port).lines, "a WebSocket client after it")
         assertOpen(try connect(daemon, "tcp"))
+    }
+
+    /// At `max_connections`, a WebSocket client is told in HTTP (503) and closed; one may connect once a place is free.
+    func testMaxConnectionsAnswers503() throws {
+        let (daemon, port) = try startWebSocketDaemon(DaemonConfig(maxConnections: 1))
+        let first = try connect(daemon, "tcp")
+        assertOpen(first)
+        let refused = try RawWebSocket(port: port, request: RawWebSocket.request(Self.path), label: "one too many")
+        XCTAssertEqual(refused.status, 503)
+        try refused.socket.expectClosed(discardingData: true)
+        first.close()
+        // The place is free once subd saw the close: retry briefly.
+        let deadline = Date(timeIntervalSinceNow: 5)
+        while try RawWebSocket(port: port, request: RawWebSocket.request(Self.path), label: "retry").status != 101 {
+            XCTAssertLessThan(Date(), deadline, "no WebSocket client let in after the TCP one left")
+            if Date() >= deadline { return }
+            usleep(20_000)
+        }
     }
 
     func testASubscriberThatDoesNotReadIsCutWhileOthersGoOn() throws {
