@@ -21,7 +21,8 @@ extension CommandEnvironment {
     @inlinable
     public func lookUp(
         _ number: String, notFound: ProtocolError,
-        retry: @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
+        retry:
+            @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
             -> Reply
     ) -> Reply? { nil }
 

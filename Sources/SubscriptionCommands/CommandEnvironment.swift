@@ -91,7 +91,8 @@ public protocol CommandEnvironment: SendableMetatype {
     /// again through `retry`, else `notFound` is the answer; returns ``Reply/later``. Nil when there is nobody to ask.
     func lookUp(
         _ number: String, notFound: ProtocolError,
-        retry: @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
+        retry:
+            @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
             -> Reply
     ) -> Reply?
     /// Fans a publication out through `center` (its frame made once, only when someone receives it, or for a

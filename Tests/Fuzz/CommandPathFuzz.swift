@@ -33,10 +33,11 @@
 // them are reached. A QUIT, or a parser error that closes the connection, ends the session as the server does
 // (removeAll) and the next chunk for that slot starts a new one.
 
-@testable import SubscriptionCenter
 import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
+
+@testable import SubscriptionCenter
 
 /// One delivery a fake session received.
 struct Received {
@@ -343,7 +344,9 @@ final class Run {
         guard entry.retained else { return check(Self.code(result) == .proto, "\(context): GET of a plain number") }
         check(result == .success(.count(Int(entry.revision))), "\(context): \(result), model \(entry.revision)")
         let pushed = session.deliveries[before...]
-        if session.slot != 2 { check(pushed.count == (entry.value == nil ? 0 : 1), "\(context): pushed \(pushed.count)") }
+        if session.slot != 2 {
+            check(pushed.count == (entry.value == nil ? 0 : 1), "\(context): pushed \(pushed.count)")
+        }
         for value in pushed {
             check(
                 value.message.payload == entry.value! && value.message.sender == entry.sender

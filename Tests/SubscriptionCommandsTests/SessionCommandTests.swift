@@ -44,7 +44,8 @@ final class SessionCommandTests: XCTestCase {
         harness.client.authFailures = HelloCommand.maxFailures - 1
         let result = harness.run("HELLO token=wrong")
         XCTAssertEqual(
-            result, .failure(ProtocolError(.auth, "wrong token; \(HelloCommand.maxFailures) failures: closing the connection")))
+            result,
+            .failure(ProtocolError(.auth, "wrong token; \(HelloCommand.maxFailures) failures: closing the connection")))
         XCTAssertEqual(harness.environment.log, ["auth failure 10", "close authFailures"])
     }
 

@@ -5,9 +5,10 @@ import SubscriptionWire
 /// `CREATE <number> [retain]`: `+OK created`, or `+OK exists` when it was there already (it keeps its kind). With
 /// a state directory the new number is on disk before the `+OK`; a new number is told on `$SYS.number.created`.
 ///
-/// With `cluster:` (docs/CLUSTER.md) the shared numbers bucket decides (``CommandEnvironment/createShared(_:retained:)``):
-/// the session is held while the bucket creates the number (`+OK created` when this create won, `+OK exists` when the
-/// number was there), then the number exists here too, with the kind the bucket has.
+/// With `cluster:` (docs/CLUSTER.md) the shared numbers bucket decides
+/// (``CommandEnvironment/createShared(_:retained:)``): the session is held while the bucket creates the number (`+OK
+/// created` when this create won, `+OK exists` when the number was there), then the number exists here too, with the
+/// kind the bucket has.
 public enum CreateCommand {
     /// Runs `CREATE number [retain]`.
     @inlinable

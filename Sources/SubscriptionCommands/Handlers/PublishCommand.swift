@@ -6,8 +6,9 @@ import SubscriptionWire
 /// session will receive it, or always for a retained number, whose next revision it carries (`rev=`) and whose
 /// current value it becomes; the reply is how many sessions it was queued for.
 ///
-/// - With a state directory, a retained number's value is staged instead (``CommandEnvironment/stage(_:payload:info:sender:)``):
-///   saved at the end of the turn, and only then made current, delivered and answered.
+/// - With a state directory, a retained number's value is staged instead
+///   (``CommandEnvironment/stage(_:payload:info:sender:)``): saved at the end of the turn, and only then made
+///   current, delivered and answered.
 /// - With `cluster:` a shared retained number's publication goes through the cluster's retained bucket first
 ///   (``CommandEnvironment/publishShared(_:payload:info:sender:)``); a plain number's publication is also sent once to
 ///   the other nodes after the local fan-out (``CommandEnvironment/send(_:sender:info:payload:in:)``), and with

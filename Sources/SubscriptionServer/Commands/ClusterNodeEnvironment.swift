@@ -36,7 +36,8 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
     /// be reached).
     func lookUp(
         _ number: String, notFound: ProtocolError,
-        retry: @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
+        retry:
+            @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
             -> Reply
     ) -> Reply? {
         answerLater { answer in
