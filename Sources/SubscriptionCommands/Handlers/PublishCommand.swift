@@ -31,21 +31,15 @@ public enum PublishCommand {
         do {
             delivery = try environment.send(number, sender: sender, info: info, payload: payload, in: center)
         } catch {
-            if case .notFound = error, lookUp {
+            return try environment.lookUpOrThrow(error, number, lookUp: lookUp) {
                 // The payload is a slice of the session's read buffer, which the commands behind this one reuse.
                 let kept = ArraySlice(Array(payload))
-                if let later = environment.lookUp(
-                    number, notFound: ProtocolError(error),
-                    retry: { client, center, environment throws(ProtocolError) in
-                        try run(
-                            number, payload: kept, info: info, client: &client, center: center,
-                            environment: environment, lookUp: false)
-                    })
-                {
-                    return later
+                return { client, center, environment throws(ProtocolError) in
+                    try run(
+                        number, payload: kept, info: info, client: &client, center: center, environment: environment,
+                        lookUp: false)
                 }
             }
-            throw ProtocolError(error)
         }
         environment.countPublished(to: number, receivers: delivery.receivers)
         return environment.reply(to: delivery)

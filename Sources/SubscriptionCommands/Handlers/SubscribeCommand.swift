@@ -32,18 +32,13 @@ public enum SubscribeCommand {
         do {
             try environment.subscribe(pattern, from: from, group: group, in: center)
         } catch {
-            if case .notFound = error, lookUp,
-                let later = environment.lookUp(
-                    pattern, notFound: ProtocolError(error),
-                    retry: { client, center, environment throws(ProtocolError) in
-                        try run(
-                            pattern, from: from, group: group, client: &client, center: center,
-                            environment: environment, lookUp: false)
-                    })
-            {
-                return later
+            return try environment.lookUpOrThrow(error, pattern, lookUp: lookUp) {
+                { client, center, environment throws(ProtocolError) in
+                    try run(
+                        pattern, from: from, group: group, client: &client, center: center, environment: environment,
+                        lookUp: false)
+                }
             }
-            throw ProtocolError(error)
         }
         for value in values { environment.push(value) }
         return .ok()
