@@ -6,8 +6,9 @@ import SubscriptionWire
 /// Handlers/). A new verb is its handler file, its row in ``CommandPolicy/Requirement/of(_:)`` and its case here.
 public enum CommandDispatch {
     /// Runs `command` for `client`: its reply, or the error to answer (a `DENIED` one counted). The command is
-    /// consumed: its payload and names move into the handler without reference counting.
-    @inlinable
+    /// consumed: its payload and names move into the handler without reference counting. Always inlined: the caller's
+    /// environment is then never passed whole (a server's, made for the command, would be retained and released).
+    @inlinable @inline(__always)
     public static func run<Environment: CommandEnvironment>(
         _ command: consuming Command, client: inout ClientState, center: SubscriptionCenter<Publication>,
         environment: Environment
