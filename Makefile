@@ -219,20 +219,31 @@ fuzz:
 		.build/fuzz/corpus
 
 ## fuzz-path: libFuzzer on the whole command path for FUZZ_SECONDS: several sessions' bytes through the parser, the
-## handlers' center calls and the center (its sources compiled into the target, so its index is checked from inside)
-## against a model after every command; crashes land in .build/fuzz-path/ (its own directory, so it may build while
-## `make fuzz` runs)
+## real dispatch (SubscriptionCommands: the policy and the handlers) and the center (built with -enable-testing, so
+## its index is checked from inside) against a model after every command; crashes land in .build/fuzz-path/ (its own
+## directory, so it may build while `make fuzz` runs)
+# One package name for the target's modules (the parser's Publication has `package` members).
+FUZZ_PATH_FLAGS = -sanitize=fuzzer,address -parse-as-library -O -package-name subd
 fuzz-path:
 	mkdir -p .build/fuzz-path/corpus
-	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionWire -emit-library -static \
+	$(SWIFT)c $(FUZZ_PATH_FLAGS) -module-name SubscriptionWire -emit-library -static \
 		-emit-module -emit-module-path .build/fuzz-path/SubscriptionWire.swiftmodule \
 		Sources/SubscriptionWire/*.swift -o .build/fuzz-path/libSubscriptionWire.a
-	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionProtocol -I .build/fuzz-path \
+	$(SWIFT)c $(FUZZ_PATH_FLAGS) -module-name SubscriptionProtocol -I .build/fuzz-path \
 		-emit-library -static -emit-module -emit-module-path .build/fuzz-path/SubscriptionProtocol.swiftmodule \
 		Sources/SubscriptionProtocol/*.swift -o .build/fuzz-path/libSubscriptionProtocol.a
-	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name CommandPathFuzz -I .build/fuzz-path \
-		Tests/Fuzz/CommandPathFuzz.swift Sources/SubscriptionCenter/*.swift \
-		.build/fuzz-path/libSubscriptionProtocol.a .build/fuzz-path/libSubscriptionWire.a -o .build/fuzz-path/path-fuzz
+	$(SWIFT)c $(FUZZ_PATH_FLAGS) -enable-testing -module-name SubscriptionCenter \
+		-I .build/fuzz-path -emit-library -static -emit-module \
+		-emit-module-path .build/fuzz-path/SubscriptionCenter.swiftmodule \
+		Sources/SubscriptionCenter/*.swift -o .build/fuzz-path/libSubscriptionCenter.a
+	$(SWIFT)c $(FUZZ_PATH_FLAGS) -module-name SubscriptionCommands -I .build/fuzz-path \
+		-emit-library -static -emit-module -emit-module-path .build/fuzz-path/SubscriptionCommands.swiftmodule \
+		Sources/SubscriptionCommands/*.swift Sources/SubscriptionCommands/Handlers/*.swift \
+		-o .build/fuzz-path/libSubscriptionCommands.a
+	$(SWIFT)c $(FUZZ_PATH_FLAGS) -module-name CommandPathFuzz -I .build/fuzz-path \
+		Tests/Fuzz/CommandPathFuzz.swift .build/fuzz-path/libSubscriptionCommands.a \
+		.build/fuzz-path/libSubscriptionCenter.a .build/fuzz-path/libSubscriptionProtocol.a \
+		.build/fuzz-path/libSubscriptionWire.a -o .build/fuzz-path/path-fuzz
 	.build/fuzz-path/path-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/command-path.dict \
 		-artifact_prefix=.build/fuzz-path/ .build/fuzz-path/corpus Tests/Fuzz/path-seeds
 

@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "SubscriptionWire", targets: ["SubscriptionWire"]),
         .library(name: "SubscriptionCenter", targets: ["SubscriptionCenter"]),
         .library(name: "SubscriptionProtocol", targets: ["SubscriptionProtocol"]),
+        .library(name: "SubscriptionCommands", targets: ["SubscriptionCommands"]),
         .library(name: "SubscriptionServer", targets: ["SubscriptionServer"]),
         .library(name: "SubscriptionClient", targets: ["SubscriptionClient"]),
         .library(name: "SubscriptionNATS", targets: ["SubscriptionNATS"]),
@@ -48,6 +49,14 @@ let package = Package(
         // checksummed records (docs/STATE.md), synced before the server acknowledges. Files only: no sockets,
         // no Dispatch; the info pairs' type comes from SubscriptionWire.
         .target(name: "SubscriptionState", dependencies: ["SubscriptionWire"]),
+        // The command path without a socket: the client's state, the policy (deny by default, one row per verb), one
+        // handler per verb as a function of the command, the client's state, the center and a `CommandEnvironment`
+        // (the session's output, settings, saved state, `$SYS.`, counters, other nodes), and the dispatch. The server
+        // conforms twice (a single node, a cluster node); the tests and the command-path fuzzer with their own.
+        .target(
+            name: "SubscriptionCommands",
+            dependencies: ["SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire"]
+        ),
         // Tiny C shim for system calls Swift cannot reach directly (accept4, IOV_MAX).
         .target(name: "CSubdShim"),
         // The one system-call wrapper of the server and the client: EINTR retried, EAGAIN as "would block",
@@ -67,8 +76,8 @@ let package = Package(
         .target(
             name: "SubscriptionServer",
             dependencies: [
-                "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionState", "SubscriptionWire",
-                "SubscriptionSystem", "SubscriptionWebSocket",
+                "SubscriptionCenter", "SubscriptionCommands", "SubscriptionProtocol", "SubscriptionState",
+                "SubscriptionWire", "SubscriptionSystem", "SubscriptionWebSocket",
                 "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -155,6 +164,11 @@ let package = Package(
         // and the shopping-cart example's output (the built executable is run).
         .testTarget(
             name: "SubscriptionNotificationsTests", dependencies: ["SubscriptionNotifications", "SubscriptionWire"]
+        ),
+        // Every handler and the policy, with a real center and an environment that records what they asked of it.
+        .testTarget(
+            name: "SubscriptionCommandsTests",
+            dependencies: ["SubscriptionCommands", "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire"]
         ),
         // The engine's pure parts (the connection state machine, output accounting, liveness), without sockets
         // where they need none.

@@ -16,40 +16,46 @@
 // A QUIT, or a parser error that closes the connection, ends the session as the server does (removeAll) and the next
 // chunk for that slot starts a new one.
 
+// libFuzzer target for the whole command path (`make fuzz-path`): the parser, the real dispatch (the policy and the
+// handlers of SubscriptionCommands, with a fuzzing CommandEnvironment) and the center, for several sessions at once.
+// The Makefile builds the center with -enable-testing (so its internals, the two-way index, are visible here through
+// @testable import) and the commands, the parser and the wire's rules as libraries. Not part of any SwiftPM target.
+//
+// The input is split at 0x00 bytes into chunks; a chunk's first byte picks the session (its value modulo 4), the rest
+// is wire bytes fed to that session's CommandParser. Each command the parser gives runs through CommandDispatch.run,
+// as the server runs it, with fake customers that collect what they receive, and against a simple model (sets and
+// dictionaries, a brute-force matcher): its reply must be the model's. After every command the center must agree
+// with the model: its counts, list(), every customer's subscriptions, what a PUB reached and what it reports, and
+// its internal index both ways (customer → patterns, number/trie → subscriptions, queue group counts).
+//
+// Every session is a client under the command policy: $SYS numbers may not be created, removed or published to. The
+// daemon's own numbers are created at the start, as the server does, so subscribing to them and wildcards meeting
+// them are reached. A QUIT, or a parser error that closes the connection, ends the session as the server does
+// (removeAll) and the next chunk for that slot starts a new one.
+
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
 
-/// What the fake center carries: the parts of a publication the checks need.
-final class FuzzMessage {
-    let number: [UInt8]
-    let sender: String?
-    let revision: UInt64?
-    let payload: [UInt8]
-
-    init(number: String, sender: String?, revision: UInt64?, payload: [UInt8]) {
-        self.number = Array(number.utf8)
-        self.sender = sender
-        self.revision = revision
-        self.payload = payload
-    }
-}
+@testable import SubscriptionCenter
 
 /// One delivery a fake session received.
-struct Delivery {
-    let message: FuzzMessage
+struct Received {
+    let message: Publication
     let number: [UInt8]
     let group: [UInt8]?
 }
 
-/// A fake session: held until removed, as the daemon's are; every fourth delivery is refused (as a session that
-/// cannot queue it), so the returned count is checked against acceptances, not calls.
+/// A fake session: held until removed, as the daemon's are; every fourth delivery to session 2 is refused (as a
+/// session that cannot queue it), so the returned count is checked against acceptances, not calls.
 final class FuzzSession: Customer {
     let slot: Int
-    var name: String?
+    var client = ClientState(isAuthenticated: true)
     var parser = CommandParser(limits: ProtocolLimits(maxLine: 256, maxPayload: 256))
-    var deliveries: [Delivery] = []
+    var deliveries: [Received] = []
     var gone: [[UInt8]] = []
     var calls = 0
+    var quitting = false
 
     init(slot: Int) { self.slot = slot }
 
@@ -60,21 +66,55 @@ final class FuzzSession: Customer {
         return slot != 2 || calls % 4 != 0
     }
 
-    func receive(_ message: FuzzMessage, on number: String) -> Bool {
+    func receive(_ message: Publication, on number: String) -> Bool {
         let accepted = accept()
-        if accepted { deliveries.append(Delivery(message: message, number: Array(number.utf8), group: nil)) }
+        if accepted { deliveries.append(Received(message: message, number: Array(number.utf8), group: nil)) }
         return accepted
     }
 
-    func receive(_ message: FuzzMessage, on number: String, throughGroup group: String) -> Bool {
+    func receive(_ message: Publication, on number: String, throughGroup group: String) -> Bool {
         let accepted = accept()
         if accepted {
-            deliveries.append(Delivery(message: message, number: Array(number.utf8), group: Array(group.utf8)))
+            deliveries.append(Received(message: message, number: Array(number.utf8), group: Array(group.utf8)))
         }
         return accepted
     }
 
     func numberRemoved(_ number: String) { gone.append(Array(number.utf8)) }
+}
+
+/// A single node with no state directory, no users and no token: what the handlers ask of it goes to the session.
+struct FuzzEnvironment: CommandEnvironment {
+    let customer: FuzzSession
+    var sessionID: UInt64 { UInt64(customer.slot) }
+    var queuedBytes: Int { 0 }
+    var maxPending: Int { .max / 2 }
+    var serverVersion: String { "fuzz" }
+    var authToken: String? { nil }
+    var hasUsers: Bool { false }
+    var requiresAuthentication: Bool { false }
+    var authFailureDelay: Double { 0 }
+
+    func push(_ value: Publication) { _ = customer.receive(value, on: value.number) }
+    func hold() {}
+    func release(after seconds: Double) {}
+    func close(_ reason: CloseRequest) { customer.quitting = true }
+    func answerLater(_ start: (_ answer: @escaping @Sendable (Result<Reply, ProtocolError>) -> Void) -> Void) -> Reply {
+        check(false, "a single node answered later")
+        return .later
+    }
+    func isUser(_ name: String) -> Bool { false }
+    func verify(_ secret: String, as name: String) -> Reply { .later }
+    func statsLines() -> [String] { [] }
+    func stage(
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], sender: String?
+    ) throws(ProtocolError) -> Reply? { nil }
+    func saveCreated(_ number: String, retained: Bool) throws(ProtocolError) {}
+    func saveRemoved(_ number: String) throws(ProtocolError) {}
+    func post(_ event: SystemEvent, by client: ClientState) {}
+    func countPublished(to number: String, receivers: Int) {}
+    func countAuthFailure(_ error: ProtocolError, failures: Int) {}
+    func countDenied() {}
 }
 
 typealias Bytes = [UInt8]
@@ -148,12 +188,22 @@ struct Model {
 
 /// One run: the center, the sessions and the model.
 final class Run {
-    let center = SubscriptionCenter<FuzzMessage>(
+    let center = SubscriptionCenter<Publication>(
         limits: .init(maxSubscriptionsPerCustomer: Model.maxSubscriptions, maxNumbers: Model.maxNumbers),
         matchCacheCapacity: 3)
     var sessions: [FuzzSession] = (0..<4).map { FuzzSession(slot: $0) }
     var model = Model()
     var step = 0
+
+    /// The daemon's own numbers, made at the start as the server makes them.
+    static let systemNumbers = ["$SYS.stats", "$SYS.client.connected", "$SYS.number.created"]
+
+    init() {
+        for number in Self.systemNumbers {
+            _ = try? center.create(number)
+            model.numbers[bytes(number)] = Model.Number(retained: false)
+        }
+    }
 
     func feed(slot: Int, _ chunk: UnsafeRawBufferPointer) {
         sessions[slot].parser.append(chunk)
@@ -162,6 +212,7 @@ final class Run {
             switch result {
             case .success(let command):
                 run(command, slot: slot)
+                if sessions[slot].quitting { close(slot) }
             case .failure(let error):
                 if error.closesConnection { close(slot) }
             }
@@ -176,8 +227,26 @@ final class Run {
         sessions[slot] = FuzzSession(slot: slot)
     }
 
-    /// CommandPolicy's $SYS rule, for the client sessions.
-    func deniedSystem(_ number: String, slot: Int) -> Bool { slot != 3 && Names.isSystem(number) }
+    /// Runs `command` for `session` through the real dispatch, as the server does.
+    func dispatch(_ command: Command, _ session: FuzzSession) -> Result<Reply, ProtocolError> {
+        do {
+            let environment = FuzzEnvironment(customer: session)
+            return .success(
+                try CommandDispatch.run(command, client: &session.client, center: center, environment: environment))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The policy's $SYS rule: a client never writes the daemon's numbers (DENIED, nothing changed).
+    func deniedSystem(_ number: String, _ result: Result<Reply, ProtocolError>, _ context: String) -> Bool {
+        guard Names.isSystem(number) else { return false }
+        guard case .failure(let error) = result, error.code == .denied else {
+            check(false, "\(context): a write to a $SYS number was not denied: \(result)")
+            return true
+        }
+        return true
+    }
 
     func run(_ command: Command, slot: Int) {
         let session = sessions[slot]
@@ -185,170 +254,170 @@ final class Run {
         switch command {
         case .hello(let name, let token):
             // Without auth_token or users configured, a HELLO with a token fails (AUTH) and changes nothing.
-            if token == nil, let name { session.name = name }
+            let before = session.client.name
+            let result = dispatch(command, session)
+            if token == nil {
+                check(result == .success(.ok("subd fuzz proto=1.1 session=\(slot)")), "\(context): \(result)")
+                check(session.client.name == (name ?? before), "\(context): name \(String(describing: name))")
+            } else {
+                check(
+                    result == .failure(ProtocolError(.auth, "wrong token")) && session.client.name == before,
+                    "\(context): \(result)")
+            }
         case .create(let number, let retained):
-            guard !deniedSystem(number, slot: slot) else { return }
+            let result = dispatch(command, session)
+            guard !deniedSystem(number, result, context) else { return }
             let key = bytes(number)
             let exists = model.numbers[key] != nil
-            let overLimit = !exists && !isSystemName(key) && model.clientNumberCount >= Model.maxNumbers
-            do {
-                let created = try center.create(number, retained: retained)
+            let overLimit = !exists && model.clientNumberCount >= Model.maxNumbers
+            switch result {
+            case .success(let reply):
                 check(!overLimit, "\(context): created past the limit")
-                check(created == !exists, "\(context): created \(created), model says exists \(exists)")
+                check(reply == .ok(exists ? "exists" : "created"), "\(context): \(reply), model says exists \(exists)")
                 if !exists { model.numbers[key] = Model.Number(retained: retained) }
-            } catch {
+            case .failure(let error):
                 check(
-                    overLimit && error == .limit("at most \(Model.maxNumbers) numbers may exist"),
+                    overLimit && error == ProtocolError(.limit, "at most \(Model.maxNumbers) numbers may exist"),
                     "\(context): \(error)")
             }
         case .remove(let number):
-            guard !deniedSystem(number, slot: slot) else { return }
             let key = bytes(number)
             let goneBefore = sessions.map(\.gone.count)
-            do {
-                let told = try center.remove(number)
-                check(model.numbers.removeValue(forKey: key) != nil, "\(context): removed a number the model lacks")
-                let expected = Set(model.subscriptions.filter { $0.value[key] != nil }.map(\.key))
-                let toldSlots = told.map { ($0 as! FuzzSession).slot }
-                check(
-                    toldSlots.count == expected.count && Set(toldSlots) == expected,
-                    "\(context): told \(toldSlots), model \(expected.sorted())")
-                for other in sessions {
-                    let added = other.gone.count - goneBefore[other.slot]
-                    check(
-                        added == (expected.contains(other.slot) ? 1 : 0) && (added == 0 || other.gone.last == key),
-                        "\(context): session \(other.slot) got \(added) GONE")
-                }
-                for slot in expected { model.subscriptions[slot]![key] = nil }
-                model.subscriptions = model.subscriptions.filter { !$0.value.isEmpty }
-            } catch {
-                check(model.numbers[key] == nil && error == .notFound(number), "\(context): \(error)")
+            let result = dispatch(command, session)
+            guard !deniedSystem(number, result, context) else { return }
+            guard case .success(let reply) = result else {
+                return check(model.numbers[key] == nil && Self.code(result) == .notFound, "\(context): \(result)")
             }
+            check(model.numbers.removeValue(forKey: key) != nil, "\(context): removed a number the model lacks")
+            let expected = Set(model.subscriptions.filter { $0.value[key] != nil }.map(\.key))
+            check(reply == .ok("removed \(expected.count)"), "\(context): \(reply), model \(expected.sorted())")
+            for other in sessions {
+                let added = other.gone.count - goneBefore[other.slot]
+                check(
+                    added == (expected.contains(other.slot) ? 1 : 0) && (added == 0 || other.gone.last == key),
+                    "\(context): session \(other.slot) got \(added) GONE")
+            }
+            for slot in expected { model.subscriptions[slot]![key] = nil }
+            model.subscriptions = model.subscriptions.filter { !$0.value.isEmpty }
         case .subscribe(let pattern, let from, let group):
-            subscribe(session, pattern, from: from, group: group, context)
+            subscribe(command, session, pattern, from: from, group: group, context)
         case .unsubscribe(let pattern):
             let key = bytes(pattern)
-            let expected = model.subscriptions[slot]?.removeValue(forKey: key) != nil
+            model.subscriptions[slot]?.removeValue(forKey: key)
             if model.subscriptions[slot]?.isEmpty == true { model.subscriptions[slot] = nil }
-            check(center.remove(session, from: pattern) == expected, "\(context): unsubscribe disagrees")
+            check(dispatch(command, session) == .success(.ok()), "\(context): UNSUB is always +OK")
         case .publish(let number, let payload, _):
-            publish(session, number, Array(payload), context)
+            publish(command, session, number, Array(payload), context)
         case .send(let number, let payload):
-            publish(session, number, Array(payload), context)
+            publish(command, session, number, Array(payload), context)
         case .get(let number):
-            let key = bytes(number)
-            do {
-                let slot = try center.retainedSlot(of: number)
-                guard let expected = model.numbers[key] else {
-                    return check(false, "\(context): GET of a missing number")
-                }
-                check((slot != nil) == expected.retained, "\(context): retained kind differs")
-                if let slot {
-                    check(
-                        slot.revision == expected.revision,
-                        "\(context): revision \(slot.revision) != \(expected.revision)")
-                    check(
-                        slot.value?.payload == expected.value && slot.sender == expected.sender,
-                        "\(context): value differs")
-                    check(slot.value == nil || slot.value!.revision == slot.revision, "\(context): value's revision")
-                }
-            } catch {
-                check(model.numbers[key] == nil && error == .notFound(number), "\(context): \(error)")
+            get(command, session, number, context)
+        case .list(let pattern, let kinds):
+            let result = dispatch(command, session)
+            let expected = model.list(bytes(pattern ?? ">")).map { number -> String in
+                let entry = model.numbers[number]!
+                let line = "\(text(number)) \(model.subscriberCount(of: number))"
+                guard kinds else { return line }
+                return line + (entry.retained ? " retained \(entry.revision)" : " plain")
             }
-        case .list(let pattern, _):
-            let pattern = pattern ?? ">"
-            do {
-                let listed = try center.list(matching: pattern)
-                let expected = model.list(bytes(pattern))
-                check(
-                    listed.map { bytes($0.number) } == expected,
-                    "\(context): listed \(listed.map(\.number)), model \(expected.map(text))")
-                for info in listed {
-                    let number = model.numbers[bytes(info.number)]!
-                    check(
-                        info.subscribers == model.subscriberCount(of: bytes(info.number)),
-                        "\(context): \(info.number) has \(info.subscribers) subscribers")
-                    check(
-                        info.retainedRevision == (number.retained ? number.revision : nil),
-                        "\(context): \(info.number) revision")
-                }
-            } catch {
-                check(false, "\(context): LIST of a parsed pattern failed: \(error)")
-            }
+            check(result == .success(.list(expected)), "\(context): listed \(result), model \(expected)")
         case .quit:
-            close(slot)
-        case .stats, .ping:
-            break
+            check(dispatch(command, session) == .success(.ok("bye")) && session.quitting, "\(context): QUIT")
+        case .stats:
+            check(dispatch(command, session) == .success(.list([])), "\(context): STATS")
+        case .ping(let text):
+            check(dispatch(command, session) == .success(.pong(text)), "\(context): PING")
         }
     }
 
-    func subscribe(_ session: FuzzSession, _ pattern: String, from: String?, group: String?, _ context: String) {
+    static func code(_ result: Result<Reply, ProtocolError>) -> ErrorCode? {
+        if case .failure(let error) = result { return error.code }
+        return nil
+    }
+
+    func get(_ command: Command, _ session: FuzzSession, _ number: String, _ context: String) {
+        let before = session.deliveries.count
+        let result = dispatch(command, session)
+        guard let entry = model.numbers[bytes(number)] else {
+            return check(Self.code(result) == .notFound, "\(context): GET of a missing number: \(result)")
+        }
+        guard entry.retained else { return check(Self.code(result) == .proto, "\(context): GET of a plain number") }
+        check(result == .success(.count(Int(entry.revision))), "\(context): \(result), model \(entry.revision)")
+        let pushed = session.deliveries[before...]
+        if session.slot != 2 {
+            check(pushed.count == (entry.value == nil ? 0 : 1), "\(context): pushed \(pushed.count)")
+        }
+        for value in pushed {
+            check(
+                value.message.payload == entry.value! && value.message.sender == entry.sender
+                    && value.message.revision == entry.revision, "\(context): value differs")
+        }
+    }
+
+    func subscribe(
+        _ command: Command, _ session: FuzzSession, _ pattern: String, from: String?, group: String?,
+        _ context: String
+    ) {
         let slot = session.slot
         let key = bytes(pattern)
         // The current values pushed first: matching retained numbers with a value, from the filter's sender.
-        let values = center.retainedValues(matching: pattern, from: from)
         let expectedValues = model.list(key).filter { number in
             guard let entry = model.numbers[number], entry.retained, entry.value != nil else { return false }
             return from == nil || entry.sender.map(bytes) == from.map(bytes)
         }
-        check(
-            values.map { bytes($0.number) } == expectedValues,
-            "\(context): current values \(values.map(\.number)), model \(expectedValues.map(text))")
-        for value in values {
-            let entry = model.numbers[bytes(value.number)]!
-            check(
-                value.slot.revision == entry.revision && value.slot.value?.payload == entry.value,
-                "\(context): current value of \(value.number)")
-        }
         let mine = model.subscriptions[slot] ?? [:]
-        do {
-            try center.add(session, to: pattern, from: from, group: group)
-            check(isWildcard(key) || model.numbers[key] != nil, "\(context): subscribed to a missing number")
-            check(mine[key] != nil || mine.count < Model.maxSubscriptions, "\(context): subscribed past the limit")
-            model.subscriptions[slot, default: [:]][key] = Model.Sub(from: from, group: group)
-        } catch {
-            switch error {
-            case .notFound(let name):
-                check(name == pattern && !isWildcard(key) && model.numbers[key] == nil, "\(context): \(error)")
+        let before = session.deliveries.count
+        let result = dispatch(command, session)
+        guard case .success(let reply) = result else {
+            guard case .failure(let error) = result else { return }
+            switch error.code {
+            case .notFound:
+                check(!isWildcard(key) && model.numbers[key] == nil, "\(context): \(error)")
             case .limit:
                 check(mine[key] == nil && mine.count >= Model.maxSubscriptions, "\(context): \(error)")
-            case .invalidName:
-                check(false, "\(context): a parsed pattern is invalid: \(error)")
+            default:
+                check(false, "\(context): \(error)")
             }
+            check(session.deliveries.count == before, "\(context): refused, yet values were pushed")
             return
         }
-        for value in values { _ = session.receive(value.slot.value!, on: value.number) }
+        check(reply == .ok(), "\(context): \(reply)")
+        check(isWildcard(key) || model.numbers[key] != nil, "\(context): subscribed to a missing number")
+        check(mine[key] != nil || mine.count < Model.maxSubscriptions, "\(context): subscribed past the limit")
+        model.subscriptions[slot, default: [:]][key] = Model.Sub(from: from, group: group)
+        let pushed = session.deliveries[before...]
+        if slot != 2 {
+            check(
+                pushed.map(\.number) == expectedValues,
+                "\(context): current values \(pushed.map { text($0.number) }), model \(expectedValues.map(text))")
+        }
+        for value in pushed {
+            let entry = model.numbers[value.number]!
+            check(
+                value.message.revision == entry.revision && value.message.payload == entry.value,
+                "\(context): current value of \(text(value.number))")
+        }
     }
 
-    func publish(_ session: FuzzSession, _ number: String, _ payload: [UInt8], _ context: String) {
-        guard !deniedSystem(number, slot: session.slot) else { return }
+    func publish(_ command: Command, _ session: FuzzSession, _ number: String, _ payload: [UInt8], _ context: String) {
         let key = bytes(number)
-        let sender = session.name
+        let sender = session.client.name
         let before = sessions.map(\.deliveries.count)
-        var made = 0
-        var madeRevision: UInt64?
-        let accepted: Int
-        do {
-            accepted = try center.send(to: number, from: sender) { (revision: UInt64?) in
-                made += 1
-                madeRevision = revision
-                return FuzzMessage(number: number, sender: sender, revision: revision, payload: payload)
-            }
-        } catch {
-            check(model.numbers[key] == nil && error == .notFound(number), "\(context): \(error)")
-            return
+        let result = dispatch(command, session)
+        guard !deniedSystem(number, result, context) else { return }
+        guard case .success(.count(let accepted)) = result else {
+            return check(model.numbers[key] == nil && Self.code(result) == .notFound, "\(context): \(result)")
         }
         guard var entry = model.numbers[key] else { return check(false, "\(context): sent to a missing number") }
-        check(made <= 1, "\(context): message made \(made) times")
         if entry.retained {
             entry.revision += 1
             entry.value = payload
             entry.sender = sender
             model.numbers[key] = entry
+            let slot = try? center.retainedSlot(of: number)
             check(
-                made == 1 && madeRevision == entry.revision, "\(context): revision \(String(describing: madeRevision))")
-        } else {
-            check(madeRevision == nil, "\(context): a plain number's message has a revision")
+                slot?.revision == entry.revision && slot?.value?.revision == entry.revision
+                    && slot?.value?.payload == payload, "\(context): the retained value's revision")
         }
 
         // Who must get it: every session with a matching non-group subscription whose filter passes, directly; then,
@@ -361,18 +430,21 @@ final class Run {
                 if let group = sub.group { groups[bytes(group), default: []].insert(slot) } else { direct.insert(slot) }
             }
         }
-        var received: [Int: Delivery] = [:]
+        var received: [Int: Received] = [:]
         for other in sessions {
             let new = other.deliveries[before[other.slot]...]
             check(new.count <= 1, "\(context): session \(other.slot) got the message \(new.count) times")
             if let delivery = new.first { received[other.slot] = delivery }
         }
         check(accepted == received.count, "\(context): send reports \(accepted), customers accepted \(received.count)")
-        if accepted > 0 || made > 0 { check(made == 1, "\(context): delivered without making the message") }
+        // Made once: every receiver has the same frame (a group's delivery is its marked copy).
+        let made = received.values.filter { $0.group == nil }.map { ObjectIdentifier($0.message) }
+        check(Set(made).count <= 1, "\(context): message made \(Set(made).count) times")
         for (slot, delivery) in received {
             check(
-                delivery.number == key && delivery.message.number == key && delivery.message.payload == payload
-                    && delivery.message.sender == sender && delivery.message.revision == madeRevision,
+                delivery.number == key && bytes(delivery.message.number) == key && delivery.message.payload == payload
+                    && delivery.message.sender == sender
+                    && delivery.message.revision == (entry.retained ? entry.revision : nil),
                 "\(context): session \(slot) got the wrong message")
             if let group = delivery.group {
                 check(
@@ -443,8 +515,8 @@ final class Run {
         if wildcards == 0 { check(center.trie.nodeCount == 0, "\(context): empty trie keeps nodes") }
         var exact = 0
         for (key, entry) in center.numbers {
-            check(model.numbers[Array(key.text.utf8)] != nil, "\(context): center has \(key.string)")
-            check((entry.retained != nil) == model.numbers[Array(key.text.utf8)]!.retained, "\(context): kind")
+            check(model.numbers[Array(key.string.utf8)] != nil, "\(context): center has \(key.string)")
+            check((entry.retained != nil) == model.numbers[Array(key.string.utf8)]!.retained, "\(context): kind")
             for subscription in entry.subscribers.items {
                 exact += 1
                 check(subscription.isActive, "\(context): inactive subscription listed on \(key.string)")
@@ -461,7 +533,7 @@ final class Run {
         }
         check(center.queueGroups.count == groupCounts.count, "\(context): \(center.queueGroups.count) queue groups")
         for (name, group) in center.queueGroups {
-            check(groupCounts[Array(name.text.utf8)] == group.subscriptions, "\(context): group \(name.string) count")
+            check(groupCounts[Array(name.string.utf8)] == group.subscriptions, "\(context): group \(name.string) count")
         }
         for (identity, record) in center.customers {
             check(record.key == identity && record.customer != nil, "\(context): record key")
@@ -470,8 +542,8 @@ final class Run {
             let mine = model.subscriptions[session.slot] ?? [:]
             check(record.patterns.count == mine.count && !record.patterns.isEmpty, "\(context): record patterns")
             for (pattern, wild) in record.patterns {
-                let model = mine[Array(pattern.text.utf8)]
-                check(model != nil && wild == isWildcard(Array(pattern.text.utf8)), "\(context): record pattern")
+                let model = mine[Array(pattern.string.utf8)]
+                check(model != nil && wild == isWildcard(Array(pattern.string.utf8)), "\(context): record pattern")
                 let subscription =
                     wild
                     ? center.trie.subscription(of: record, tokens: NameKey.tokens(of: pattern.string))

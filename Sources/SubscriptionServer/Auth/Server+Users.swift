@@ -1,3 +1,4 @@
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
 
@@ -26,20 +27,20 @@ extension Server {
     func applyUsers(_ accounts: [UserAccount]) {
         users = Self.directory(of: accounts)
         for session in sessions.values {
-            guard let rights = session.rights, session.machine.phase == .open else { continue }
-            guard let user = users[ExactName(rights.user.name)], user.secret == rights.user.secret else {
+            guard let rights = session.client.rights, session.machine.phase == .open else { continue }
+            guard let user = users[ExactName(rights.userName)], user.secret.encoded == rights.credential else {
                 logger.notice(
                     "reload: closing the session of a removed user",
                     metadata: [
-                        "session": "\(session.id)", "user": "\(rights.user.name)",
+                        "session": "\(session.id)", "user": "\(rights.userName)",
                     ])
-                session.queueError(ProtocolError(.auth, "user '\(rights.user.name)' was removed or changed: closing"))
+                session.queueError(ProtocolError(.auth, "user '\(rights.userName)' was removed or changed: closing"))
                 session.requestClose(.revoked)
                 continue
             }
-            guard user != rights.user else { continue }
+            guard !rights.describe(user) else { continue }
             let updated = UserRights(user)
-            session.rights = updated
+            session.client.rights = updated
             let revoked = center.subscriptions(of: session).filter { !updated.maySubscribe(to: $0.pattern) }
             guard let first = revoked.first else { continue }
             logger.notice(

@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
 
@@ -35,25 +36,6 @@ extension Server {
         guard cluster != nil else { return }
         for subscription in center.subscriptions(of: session) {
             clusterInterestRemoved(subscription.pattern, group: subscription.group)
-        }
-    }
-
-    // MARK: A number this node does not know
-
-    /// With `cluster:`, a command that met `notFound` for the exact `number` asks the bucket before answering it: the
-    /// session is held, and when the bucket has the number (created on another node, not yet brought here by the
-    /// watch) the command runs again through `retry`, else `notFound` is the answer (also when the bucket cannot be
-    /// reached). Returns ``Reply/later`` when it asked, nil on a single node (the caller throws `notFound`).
-    func lookUpInCluster(
-        _ number: String, for session: Session, notFound: ProtocolError,
-        retry: @escaping @Sendable (CommandContext) throws(ProtocolError) -> Reply
-    ) -> Reply? {
-        guard let cluster else { return nil }
-        return CommandContext(session: session, server: self).replyLater { [self] answer in
-            cluster.lookUp(number) { result in
-                guard case .success(true) = result else { return answer(.failure(notFound)) }
-                answer(Result { () throws(ProtocolError) in try retry(CommandContext(session: session, server: self)) })
-            }
         }
     }
 

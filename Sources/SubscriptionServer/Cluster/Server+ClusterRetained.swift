@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
 
@@ -12,13 +13,13 @@ extension Server {
     /// node's receivers of it, or `-ERR LIMIT` when the bucket cannot be reached (nothing was published). Nil for
     /// every other publication (the caller publishes as on a single node).
     func publishRetainedInCluster(
-        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], _ context: CommandContext
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], sender: String?,
+        _ environment: ClusterNodeEnvironment
     ) -> Reply? {
         guard let cluster, cluster.sharesRetained(number), isRetainedHere(number) else { return nil }
-        let sender = context.session.name
         // The payload is a slice of the session's read buffer, which the commands behind this one reuse.
         let kept = Array(payload)
-        return context.replyLater { [self] answer in
+        return environment.answerLater { [self] answer in
             cluster.publishRetained(to: number, sender: sender, info: info, payload: kept) { [self] result in
                 answer(
                     result.map { receivers in

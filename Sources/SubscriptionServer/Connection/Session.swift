@@ -1,6 +1,7 @@
 import CSubdShim
 import Dispatch
 import SubscriptionCenter
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionSystem
 
@@ -68,27 +69,12 @@ final class Session: Customer, @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private(set) var machine: ConnectionStateMachine
-    /// The name given with HELLO, sent as `from=` on its publishes. `@exclusivity(unchecked)`: read on every
-    /// publish, only on the loop's queue, never through overlapping accesses.
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    var name: String?
-    /// True once HELLO presented the right token (or when no token is configured).
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    var isAuthenticated: Bool
-    /// How many `HELLO`s failed on this connection (each makes the next delay longer).
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    var authFailures = 0
-    /// What the session's user may do; nil for every right (no users configured, or the shared `auth_token`).
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    var rights: UserRights?
+    /// What the commands know and change about the client: its name (`from=`), whether it authenticated, its user's
+    /// rights, its failed HELLOs. Each command gets it `inout`. `@exclusivity(unchecked)` in every build, not only
+    /// in release as the others: a command holds it inout while what it causes may read it (its own session cut off
+    /// as a slow consumer during its own PUB tells `$SYS` its name); nothing writes it then.
+    @exclusivity(unchecked)
+    var client: ClientState
     /// True while the session waits in the loop's list of sessions to flush (at the end of the turn, or between two
     /// reads, ``EventLoop/flushEarly(reader:)``).
     /// `@exclusivity(unchecked)` as ``output``: read on every delivery.
@@ -151,7 +137,7 @@ final class Session: Customer, @unchecked Sendable {
         self.loop = loop
         self.owner = owner
         self.parser = CommandParser(limits: limits)
-        self.isAuthenticated = !needsAuthentication
+        self.client = ClientState(isAuthenticated: !needsAuthentication)
         self.connectedAt = MonotonicClock.nanoseconds()
         self.lastInputAt = connectedAt
     }
@@ -171,7 +157,7 @@ final class Session: Customer, @unchecked Sendable {
             connectedAt: connectedAt, lastInputAt: lastInputAt,
             // A TLS handshake or WebSocket upgrade not finished is a command not finished.
             hasPartialCommand: parser.bufferedByteCount > 0 || transport.isOpening,
-            isReading: machine.isReading, isAuthenticated: isAuthenticated)
+            isReading: machine.isReading, isAuthenticated: client.isAuthenticated)
     }
 
     /// Gives back the buffers an idle session does not need: the output's chunk list and reply buffer when nothing
@@ -458,7 +444,7 @@ final class Session: Customer, @unchecked Sendable {
             return
         case .failure(let parsed):
             loop.traffic.protocolErrors += 1
-            let error = CommandPolicy.screen(parsed, verb: parser.failedVerb, for: self)
+            let error = CommandPolicy.screen(parsed, verb: parser.failedVerb, for: client)
             queueError(error)
             if error.closesConnection {
                 owner.sessionFailed(self, with: error)

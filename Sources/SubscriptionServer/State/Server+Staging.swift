@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionState
 import SubscriptionWire
@@ -20,10 +21,9 @@ extension Server {
     /// it up in the cluster), a retained number the cluster shares (its bucket saves it). Throws ``stateRefusal``
     /// for a retained number once saving stopped.
     func stage(
-        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], for session: Session
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], sender: String?, for session: Session
     ) throws(ProtocolError) -> Reply? {
         guard let state, let revision = try stagingRevision(of: number, in: state) else { return nil }
-        let sender = session.name
         do {
             try state.valuePublished(number, revision: revision, sender: sender, info: info, payload: payload)
         } catch {
@@ -39,7 +39,7 @@ extension Server {
     }
 
     /// The revision a value staged now for `number` gets: the one after its last value, staged or saved. Nil when
-    /// its publications are not staged (see ``stage(_:payload:info:for:)``).
+    /// its publications are not staged (see ``stage(_:payload:info:sender:for:)``).
     private func stagingRevision(of number: String, in state: StateStore) throws(ProtocolError) -> UInt64? {
         guard case .some(.some(let saved)) = try? center.retainedRevision(of: number) else { return nil }
         if let refusal = stateRefusal { throw refusal }

@@ -32,9 +32,14 @@ extension Server {
 
     /// A session's identity in a notification: its id, its name (null before HELLO) and its peer address.
     func identity(of session: Session) -> [(key: String, value: JSONObject.Value)] {
+        identity(of: session, name: session.client.name)
+    }
+
+    /// A session's identity in a notification, its name given (a command's, from the client state it holds).
+    func identity(of session: Session, name: String?) -> [(key: String, value: JSONObject.Value)] {
         [
             ("session", .unsigned(session.id)),
-            ("name", session.name.map { .string($0) } ?? .null),
+            ("name", name.map { .string($0) } ?? .null),
             ("address", .string(session.peerAddress)),
         ]
     }

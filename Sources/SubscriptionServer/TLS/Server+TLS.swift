@@ -1,4 +1,5 @@
 import Logging
+import SubscriptionCommands
 import SubscriptionWire
 
 extension Server {
@@ -18,9 +19,7 @@ extension Server {
         logger.debug(
             "TLS established", metadata: ["session": "\(session.id)", "peer_cn": "\(peerName ?? "-")"])
         guard configuration.tlsClientCA != nil, let peerName, let user = users[ExactName(peerName)] else { return }
-        session.isAuthenticated = true
-        session.rights = UserRights(user)
-        session.name = user.name
+        session.client.logIn(as: UserRights(user))
         logger.info(
             "TLS client certificate names user '\(user.name)'",
             metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)"])

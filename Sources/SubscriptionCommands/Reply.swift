@@ -2,7 +2,7 @@ import SubscriptionProtocol
 
 /// A command's answer, before it is encoded: every handler returns one (or throws a ``ProtocolError``), and the
 /// session encodes it after the pushes the command caused, so a reply is never split by one.
-enum Reply: Equatable {
+public enum Reply: Equatable, Sendable {
     /// `+OK`, or `+OK <text>`.
     case ok(String? = nil)
     /// `+OK <n>` (written without making a String).
@@ -11,15 +11,15 @@ enum Reply: Equatable {
     case list([String])
     /// `+PONG`, or `+PONG <text>`.
     case pong(String?)
-    /// Nothing now: the handler queues the reply itself later (a `HELLO` whose secret is checked off the loop),
-    /// while the session holds every command behind it.
+    /// Nothing now: the reply is queued later (a `HELLO` whose secret is checked off the loop, a clustered command
+    /// waiting for the shared buckets), while the session holds every command behind it.
     case later
     /// Nothing now: a publication to a retained number whose value waits for the end-of-turn save; the server
     /// answers it once the value is saved (or could not be), and the session's other commands wait for that.
     case staged
 
     /// Appends the wire bytes.
-    func encode(into buffer: inout [UInt8]) {
+    public func encode(into buffer: inout [UInt8]) {
         switch self {
         case .ok(let text): ReplyEncoder.ok(text, into: &buffer)
         case .count(let count): ReplyEncoder.okCount(count, into: &buffer)

@@ -1,22 +1,15 @@
+import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
 import XCTest
 
-@testable import SubscriptionServer
-
-/// The one policy every command passes (Commands/CommandPolicy.swift), without a socket: its table has a row per verb,
-/// nothing passes before authentication but `HELLO`, `PING` and `QUIT`, a user's rights decide the rest, and the
-/// daemon's `$SYS.` numbers are never written by a client.
+/// The one policy every command passes (SubscriptionCommands/CommandPolicy.swift), without a socket: its table has a
+/// row per verb, nothing passes before authentication but `HELLO`, `PING` and `QUIT`, a user's rights decide the
+/// rest, and the daemon's `$SYS.` numbers are never written by a client.
 final class CommandPolicyTests: XCTestCase {
-    /// A session as the policy sees it.
-    private final class Subject: PolicySubject {
-        var isAuthenticated: Bool
-        var rights: UserRights?
-
-        init(authenticated: Bool, user: UserAccount? = nil) {
-            isAuthenticated = authenticated
-            rights = user.map(UserRights.init)
-        }
+    /// A client as the policy sees it: authenticated or not, with a user's rights or every right.
+    private func client(authenticated: Bool, user: UserRights? = nil) -> ClientState {
+        ClientState(isAuthenticated: authenticated, rights: user)
     }
 
     /// One command of each verb, naming `target` where the verb names a number or pattern.
@@ -37,19 +30,14 @@ final class CommandPolicyTests: XCTestCase {
         }
     }
 
-    private func user(publish: [String] = [], subscribe: [String] = [], createRemove: Bool = false) throws
-        -> UserAccount
-    {
-        UserAccount(
-            name: "alice", secret: try SecretHash(parsing: Self.hash), publish: PatternRules(allow: publish),
-            subscribe: PatternRules(allow: subscribe), mayCreateAndRemove: createRemove)
+    private func user(publish: [String] = [], subscribe: [String] = [], createRemove: Bool = false) -> UserRights {
+        UserRights(
+            userName: "alice", publish: PatternRules(allow: publish), subscribe: PatternRules(allow: subscribe),
+            mayCreateAndRemove: createRemove, credential: "hash")
     }
 
-    private static let hash =
-        "pbkdf2-sha256$10000$c3ViZC10ZXN0LXNhbHQtMQ==$xrxrmxT3P17UQYlaxZ4KKYAhTTs4ggm/AbMtEoW6AXQ="
-
     /// The error `command` gets, or nil when it passes.
-    private func refusal(_ command: Command, _ subject: Subject) -> ProtocolError? {
+    private func refusal(_ command: Command, _ subject: ClientState) -> ProtocolError? {
         do {
             try CommandPolicy.authorize(command, for: subject)
             return nil
@@ -69,7 +57,7 @@ final class CommandPolicyTests: XCTestCase {
     }
 
     func testBeforeAuthenticationOnlyHelloPingAndQuitPassMalformedOrNot() {
-        let stranger = Subject(authenticated: false)
+        let stranger = client(authenticated: false)
         for verb in Verb.allCases {
             let error = refusal(sample(verb), stranger)
             if CommandPolicy.Requirement.of(verb) == .nothing {
@@ -84,12 +72,12 @@ final class CommandPolicyTests: XCTestCase {
         XCTAssertEqual(CommandPolicy.screen(ProtocolError(.unknown, "?"), verb: nil, for: stranger).code, .auth)
         let fatal = ProtocolError(.tooBig, "payload too big", closesConnection: true)
         XCTAssertEqual(CommandPolicy.screen(fatal, verb: .pub, for: stranger).code, .tooBig, "a fatal error stays")
-        let member = Subject(authenticated: true)
+        let member = client(authenticated: true)
         XCTAssertEqual(CommandPolicy.screen(ProtocolError(.proto, "bad"), verb: .sub, for: member).code, .proto)
     }
 
     func testWithoutUsersEveryVerbPassesButWritesToTheDaemonsNumbers() {
-        let anyone = Subject(authenticated: true)
+        let anyone = client(authenticated: true)
         for verb in Verb.allCases { XCTAssertNil(refusal(sample(verb), anyone), "\(verb)") }
         for verb in [Verb.pub, .send, .create, .remove] {
             XCTAssertEqual(refusal(sample(verb, "$SYS.stats"), anyone)?.code, .denied, "\(verb) of a $SYS. number")
@@ -98,8 +86,8 @@ final class CommandPolicyTests: XCTestCase {
         XCTAssertNil(refusal(sample(.get, "$SYS.stats"), anyone))
     }
 
-    func testAUsersRightsDecideEachRowAndTheOthersNeedNone() throws {
-        let nobody = Subject(authenticated: true, user: try user())
+    func testAUsersRightsDecideEachRowAndTheOthersNeedNone() {
+        let nobody = client(authenticated: true, user: user())
         for verb in Verb.allCases {
             let error = refusal(sample(verb), nobody)
             switch CommandPolicy.Requirement.of(verb) {
@@ -107,8 +95,8 @@ final class CommandPolicyTests: XCTestCase {
             case .createRemove, .publish, .subscribe: XCTAssertEqual(error?.code, .denied, "\(verb) without its right")
             }
         }
-        let writer = Subject(
-            authenticated: true, user: try user(publish: ["SCIENCE.>"], subscribe: ["NEWS"], createRemove: true))
+        let writer = client(
+            authenticated: true, user: user(publish: ["SCIENCE.>"], subscribe: ["NEWS"], createRemove: true))
         XCTAssertNil(refusal(sample(.pub, "SCIENCE.physics"), writer))
         XCTAssertNil(refusal(sample(.send, "SCIENCE.physics"), writer))
         XCTAssertEqual(

@@ -11,10 +11,10 @@ import SubscriptionWire
 ///   patterns permit, and `GET` only numbers it may subscribe to (`DENIED`; a PUB's payload was read already).
 /// - The daemon's own numbers (first token `$SYS`, ``Names/isSystem(_:)``) may be subscribed to, never created,
 ///   removed or published to by a client (`DENIED`).
-enum CommandPolicy {
+public enum CommandPolicy {
     /// What a verb needs before its handler runs: the policy's table, one row per verb. The switch has no `default`,
     /// so a verb added to ``Verb`` does not compile until it has its row: nothing is allowed by omission.
-    enum Requirement: Equatable, CaseIterable {
+    public enum Requirement: Equatable, CaseIterable, Sendable {
         /// Nothing: allowed before authentication (`HELLO`, `PING`, `QUIT`).
         case nothing
         /// An authenticated session, no user right (`LIST`, `STATS`, `UNSUB`: they change nothing of anyone else's).
@@ -27,7 +27,8 @@ enum CommandPolicy {
         case subscribe
 
         /// The row of `verb`.
-        static func of(_ verb: Verb) -> Requirement {
+        @inlinable
+        public static func of(_ verb: Verb) -> Requirement {
             switch verb {
             case .hello, .ping, .quit: return .nothing
             case .list, .stats, .unsub: return .authenticated
@@ -38,8 +39,10 @@ enum CommandPolicy {
         }
     }
 
-    /// Throws the error to answer when `subject` (a session) may not run `command`: its verb's ``Requirement``.
-    static func authorize<Subject: PolicySubject>(_ command: Command, for subject: Subject) throws(ProtocolError) {
+    /// Throws the error to answer when `subject` (a session's client) may not run `command`: its verb's
+    /// ``Requirement``.
+    @inlinable
+    public static func authorize(_ command: Command, for subject: ClientState) throws(ProtocolError) {
         let requirement = Requirement.of(command.verb)
         if requirement != .nothing && !subject.isAuthenticated { throw authenticationRequired }
         // The number or pattern the row is checked against, borrowed from the command (a copy would cost a retain
@@ -56,26 +59,25 @@ enum CommandPolicy {
     }
 
     /// Checks the right `requirement` names on `target`.
-    private static func check<Subject: PolicySubject>(
-        _ requirement: Requirement, _ target: String, for subject: Subject
-    ) throws(ProtocolError) {
+    @usableFromInline
+    static func check(_ requirement: Requirement, _ target: String, for subject: ClientState) throws(ProtocolError) {
         switch requirement {
         case .nothing, .authenticated:
             return
         case .createRemove:
             try checkNotSystem(target)
-            if let rights = subject.rights, !rights.user.mayCreateAndRemove {
-                throw ProtocolError(.denied, "user '\(rights.user.name)' may not create or remove numbers")
+            if let rights = subject.rights, !rights.mayCreateAndRemove {
+                throw ProtocolError(.denied, "user '\(rights.userName)' may not create or remove numbers")
             }
         case .publish:
             try checkNotSystem(target)
             if let rights = subject.rights, !rights.mayPublish(to: target) {
-                throw ProtocolError(.denied, "user '\(rights.user.name)' may not publish to '\(target)'")
+                throw ProtocolError(.denied, "user '\(rights.userName)' may not publish to '\(target)'")
             }
         case .subscribe:
             if let rights = subject.rights, !rights.maySubscribe(to: target) {
                 throw ProtocolError(
-                    .denied, "user '\(rights.user.name)' may not subscribe to every number '\(target)' can match")
+                    .denied, "user '\(rights.userName)' may not subscribe to every number '\(target)' can match")
             }
         }
     }
@@ -84,39 +86,28 @@ enum CommandPolicy {
     /// verb is unknown): before authentication, every command but `HELLO`, `PING` and `QUIT` is `AUTH`, malformed or
     /// not (docs/PROTOCOL.md, Order of checks); an error that closes the connection (`TOOBIG`, a broken payload frame)
     /// stays what it is.
-    static func screen<Subject: PolicySubject>(_ error: ProtocolError, verb: Verb?, for subject: Subject)
-        -> ProtocolError
-    {
+    public static func screen(_ error: ProtocolError, verb: Verb?, for subject: ClientState) -> ProtocolError {
         guard !subject.isAuthenticated, !error.closesConnection else { return error }
         guard let verb, Requirement.of(verb) == .nothing else { return authenticationRequired }
         return error
     }
 
     /// What a session that has not authenticated gets for a command it may not send yet.
-    static let authenticationRequired = ProtocolError(
+    public static let authenticationRequired = ProtocolError(
         .auth, "authentication required: send HELLO token=<secret> first")
 
-    private static func checkNotSystem(_ number: String) throws(ProtocolError) {
+    @usableFromInline
+    static func checkNotSystem(_ number: String) throws(ProtocolError) {
         if Names.isSystem(number) {
             throw ProtocolError(.denied, "'\(number)' belongs to the daemon: subscribe to it, do not write to it")
         }
     }
 }
 
-/// What the policy reads of a session: whether it authenticated, and its user's rights (nil: every right). A protocol,
-/// so that the policy is tested without a socket; the command path calls it specialized for ``Session``.
-protocol PolicySubject: AnyObject {
-    /// True once `HELLO` authenticated the session (or when nothing is configured to authenticate with).
-    var isAuthenticated: Bool { get }
-    /// The user's rights; nil for every right.
-    var rights: UserRights? { get }
-}
-
-extension Session: PolicySubject {}
-
 extension Command {
     /// The command's verb.
-    var verb: Verb {
+    @inlinable
+    public var verb: Verb {
         switch self {
         case .hello: return .hello
         case .create: return .create

@@ -1,0 +1,136 @@
+import SubscriptionCenter
+import SubscriptionCommands
+import SubscriptionProtocol
+import SubscriptionWire
+
+/// What a single node's and a cluster node's ``CommandEnvironment`` share: one session of one server, its output,
+/// the settings, the saved state, `$SYS.` and the counters. A value made for each command on the loop's queue (where
+/// the server and the session live), holding both strongly; specialized, its calls cost no reference counting.
+/// `Sendable` because an answer given later captures it: it is used on the loop's queue only.
+protocol ServerEnvironment: CommandEnvironment, Sendable where Client == Session {
+    /// The server the command runs in.
+    var server: Server { get }
+    /// The session that sent the command.
+    var session: Session { get }
+}
+
+extension ServerEnvironment {
+    // MARK: The session
+
+    var customer: Session { session }
+    var sessionID: UInt64 { session.id }
+    var queuedBytes: Int { session.output.heldBytes }
+    var maxPending: Int { session.maxPending }
+
+    func push(_ value: Publication) { session.push(value) }
+
+    func hold() { session.hold() }
+
+    func release(after seconds: Double) { session.release(after: seconds) }
+
+    func close(_ reason: CloseRequest) {
+        switch reason {
+        case .quit: session.requestClose(.client)
+        case .authFailures: session.requestClose(.authFailures)
+        }
+    }
+
+    /// Holds the session (its output and the commands behind wait, in order), calls `start` with the function that
+    /// queues the reply (or the error), releases the session and ends the turn. Nothing happens for a session closed
+    /// meanwhile. A reply that is itself ``Reply/later`` (a command run again after a cluster lookup that then waits
+    /// for a bucket write: a retained number's `PUB`) leaves the session held for that inner answer to release.
+    func answerLater(_ start: (_ answer: @escaping @Sendable (Result<Reply, ProtocolError>) -> Void) -> Void) -> Reply {
+        let session = session
+        let server = server
+        session.hold()
+        start { result in
+            guard session.machine.phase != .closed else { return }
+            if case .success(.later) = result { return }
+            switch result {
+            case .success(.staged): break  // answered after the end-of-turn save
+            case .success(let reply): session.queue(reply)
+            case .failure(let error): session.queueError(error)
+            }
+            session.release()
+            server.loop.endOfTurn()
+        }
+        return .later
+    }
+
+    // MARK: Settings and users
+
+    var serverVersion: String { SubdVersion.current }
+    var authToken: String? { server.configuration.authToken }
+    var hasUsers: Bool { !server.users.isEmpty }
+    var requiresAuthentication: Bool { server.requiresAuthentication }
+    var authFailureDelay: Double { server.configuration.authFailureDelay }
+
+    func isUser(_ name: String) -> Bool { server.users[ExactName(name)] != nil }
+
+    func verify(_ secret: String, as name: String) -> Reply {
+        SecretVerification.verify(secret, as: name, self)
+        return .later
+    }
+
+    func statsLines() -> [String] {
+        server.currentStats().lines(uptime: ContinuousClock.now - server.startedAt)
+    }
+
+    // MARK: Saved state
+
+    func stage(
+        _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], sender: String?
+    ) throws(ProtocolError) -> Reply? {
+        // A stored flag read first: most publications are not staged.
+        guard server.savesState else { return nil }
+        return try server.stage(number, payload: payload, info: info, sender: sender, for: session)
+    }
+
+    func saveCreated(_ number: String, retained: Bool) throws(ProtocolError) {
+        try server.saveCreated(number, retained: retained)
+    }
+
+    func saveRemoved(_ number: String) throws(ProtocolError) {
+        try server.saveRemoved(number)
+    }
+
+    // MARK: $SYS and counters
+
+    func post(_ event: SystemEvent, by client: ClientState) {
+        let identity = server.identity(of: session, name: client.name)
+        switch event {
+        case .numberCreated(let number, let retained):
+            let kind = retained ? "retained" : "plain"
+            server.post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string(kind))] + identity))
+        case .numberRemoved(let number, let told):
+            server.post(
+                .numberRemoved,
+                JSONObject([("number", .string(number)), ("subscribers_told", .integer(Int64(told)))] + identity))
+        }
+    }
+
+    func countPublished(to number: String, receivers: Int) {
+        let server = server
+        server.stats.messagesPublished += 1
+        server.stats.messagesDelivered += UInt64(receivers)
+        server.numberCounters.published(to: number)
+    }
+
+    func countAuthFailure(_ error: ProtocolError, failures: Int) {
+        server.stats.authFailures += 1
+        server.logger.warning(
+            "HELLO failed: \(error.message)",
+            metadata: [
+                "session": "\(session.id)", "address": "\(session.peerAddress)", "failures": "\(failures)",
+            ])
+    }
+
+    func countDenied() { server.stats.denied += 1 }
+}
+
+/// A single node's environment: what is not the center is this server's alone (the other-node requirements keep
+/// ``CommandEnvironment``'s single-node implementations).
+struct NodeEnvironment: ServerEnvironment {
+    let server: Server
+    let session: Session
+}
