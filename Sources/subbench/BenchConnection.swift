@@ -125,15 +125,7 @@ final class BenchConnection: @unchecked Sendable {
         frameBuffer.removeAll(keepingCapacity: true)
         frameBuffer += WebSocketClientFraming.header(payloadCount: bytes.count)
         frameBuffer.append(contentsOf: bytes)
-        let failure: BenchError? = frameBuffer.withUnsafeBytes { frame in
-            do throws(BenchError) {
-                try writeStream(frame, what: what)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        try withBytes(frameBuffer) { frame throws(BenchError) in try writeStream(frame, what: what) }
     }
 
     /// Sends the HTTP/1.1 upgrade request for `path` and reads the answer: from then on every write is a frame and
@@ -191,17 +183,7 @@ final class BenchConnection: @unchecked Sendable {
 
     /// Writes a short command line such as `SUB BENCH\n`.
     func writeAll(_ text: String, what: String) throws(BenchError) {
-        var text = text
-        // The UTF-8 bytes are valid inside the closure only, and writeAll is done with them when it returns.
-        let failure: BenchError? = text.withUTF8 { bytes in
-            do throws(BenchError) {
-                try writeAll(UnsafeRawBufferPointer(bytes), what: what)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        try withBytes(Array(text.utf8)) { bytes throws(BenchError) in try writeAll(bytes, what: what) }
     }
 
     /// Stops both directions of the socket, waking the owning thread blocked in poll or a read; safe from any

@@ -49,3 +49,16 @@ func errnoText(_ code: Int32) -> String {
     guard let text = strerror(code) else { return "errno \(code)" }
     return String(cString: text).lowercased()
 }
+
+/// Calls `body` with the storage of `bytes`, passing its error on as it is (`withUnsafeBytes` rethrows untyped).
+func withBytes(_ bytes: [UInt8], _ body: (UnsafeRawBufferPointer) throws(BenchError) -> Void) throws(BenchError) {
+    let failure: BenchError? = bytes.withUnsafeBytes { buffer in
+        do throws(BenchError) {
+            try body(buffer)
+            return nil
+        } catch {
+            return error
+        }
+    }
+    if let failure { throw failure }
+}

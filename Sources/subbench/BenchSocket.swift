@@ -89,15 +89,7 @@ struct BenchSocket: Sendable {
 
     /// Writes a short command line such as `SUB BENCH\n`.
     func writeAll(_ text: String, what: String) throws(BenchError) {
-        let failure: BenchError? = Array(text.utf8).withUnsafeBytes { bytes in
-            do throws(BenchError) {
-                try writeAll(bytes, what: what)
-                return nil
-            } catch {
-                return error
-            }
-        }
-        if let failure { throw failure }
+        try withBytes(Array(text.utf8)) { bytes throws(BenchError) in try writeAll(bytes, what: what) }
     }
 
     /// Reads what is available (blocking until at least one byte); returns 0 at end of stream.

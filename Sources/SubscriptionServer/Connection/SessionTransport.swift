@@ -35,17 +35,24 @@ struct SessionTransport {
         var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
         let fd = self.fd
         let tls = self.tls
-        parser.withWritableTail(minimumCapacity: readSize) { space in
-            do throws(SystemCallError) {
-                let result = if let tls { try tls.read(into: space) } else { try Syscall.read(fd, space) }
-                outcome = .success(result)
-                if case .processed(let n) = result { return n }
-            } catch {
-                outcome = .failure(error)
-            }
-            return 0
-        }
+        parser.withWritableTail(minimumCapacity: readSize) { Self.read(fd, tls, into: $0, outcome: &outcome) }
         return try outcome.get()
+    }
+
+    /// One read(2) of `fd`, or `SSL_read` of `tls`, into `space`, made to be the body of a buffer's
+    /// `withWritableTail` (which cannot throw): returns the bytes to keep and puts the read's result in `outcome`.
+    static func read(
+        _ fd: Int32, _ tls: TLSStream?, into space: UnsafeMutableRawBufferPointer,
+        outcome: inout Result<IOResult, SystemCallError>
+    ) -> Int {
+        do throws(SystemCallError) {
+            let result = if let tls { try tls.read(into: space) } else { try Syscall.read(fd, space) }
+            outcome = .success(result)
+            if case .processed(let n) = result { return n }
+        } catch {
+            outcome = .failure(error)
+        }
+        return 0
     }
 
     /// Writes as much of `output` as the connection takes, with `loop`'s iovecs and scratch buffer; returns the

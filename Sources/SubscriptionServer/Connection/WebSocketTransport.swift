@@ -69,14 +69,7 @@ final class WebSocketTransport {
     func read(from fd: Int32, tls: TLSStream?) throws(SystemCallError) -> IOResult {
         var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
         let body = { (space: UnsafeMutableRawBufferPointer) -> Int in
-            do throws(SystemCallError) {
-                let result = if let tls { try tls.read(into: space) } else { try Syscall.read(fd, space) }
-                outcome = .success(result)
-                if case .processed(let n) = result { return n }
-            } catch {
-                outcome = .failure(error)
-            }
-            return 0
+            SessionTransport.read(fd, tls, into: space, outcome: &outcome)
         }
         if head != nil {
             let start = headBuffer.count
