@@ -41,12 +41,13 @@ extension Server {
             limits: WebSocketTransport.limits(for: configuration.protocolLimits))
     }
 
-    /// A WebSocket client's upgrade was refused or its frames broke RFC 6455: logged at info (a scanner or a broken
-    /// client is no warning) and counted with the protocol errors (STATS `protocol_errors`); the session closes.
-    func sessionFailedWebSocket(_ session: Session, reason: String) {
+    /// A client broke its transport's rules (a WebSocket upgrade refused, frames against RFC 6455): logged at info
+    /// (a scanner or a broken client is no warning) and counted with the protocol errors (STATS `protocol_errors`);
+    /// the session closes.
+    func sessionBrokeTransport(_ session: Session, problem: String) {
         loop.traffic.protocolErrors += 1
         logger.info(
-            "WebSocket client refused: \(reason)",
+            "\(problem)",
             metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)"])
     }
 }

@@ -37,8 +37,6 @@ final class Session: Customer, @unchecked Sendable {
     let transport: SessionTransport
     /// The TLS session, if any (the handshake is driven from here).
     var tls: TLSStream? { transport.tls }
-    /// The WebSocket layer, if any (its input asks for raw output and closes).
-    var webSocket: WebSocketTransport? { transport.webSocket }
     /// The loop this session runs on. A strong `let`: read through `self`, it is borrowed, with no reference
     /// counting per use (an `unowned(unsafe)` reference is copied into a strong one, a retain and a release, each
     /// time it is used).
@@ -146,7 +144,7 @@ final class Session: Customer, @unchecked Sendable {
     /// payload limit it was checked against).
     func apply(limits: ProtocolLimits, maxPending: Int) {
         parser.limits = limits
-        webSocket?.limits = WebSocketTransport.limits(for: limits)
+        transport.apply(limits: limits)
         self.maxPending = maxPending
         machine.marks = .init(maxPending: maxPending)
     }
@@ -165,7 +163,7 @@ final class Session: Customer, @unchecked Sendable {
     func releaseIdleMemory() {
         output.releaseIdleMemory()
         parser.releaseStorageIfEmpty()
-        webSocket?.releaseIdleMemory()
+        transport.releaseIdleMemory()
     }
 
     /// Starts watching the socket.
@@ -278,8 +276,8 @@ final class Session: Customer, @unchecked Sendable {
     /// A timeout expired: the client is told why, then the connection closes gracefully.
     func expire(_ expiry: LivenessPolicy.Expiry) {
         guard machine.phase == .open else { return }
-        // A WebSocket client still sending its upgrade request is answered in HTTP: 408.
-        if let response = webSocket?.timedOutBeforeUpgrade() { queueRaw(response) } else { queueError(expiry.error) }
+        // A client whose transport is not open yet is answered in its terms (a WebSocket upgrade: HTTP 408).
+        if let answer = transport.answerToTimeout() { queueAsIs(answer) } else { queueError(expiry.error) }
         perform(machine.closeRequested(expiry.reason))
     }
 
@@ -349,42 +347,24 @@ final class Session: Customer, @unchecked Sendable {
             case .processed(let n):
                 loop.traffic.bytesIn += UInt64(n)
                 lastInputAt = MonotonicClock.nanoseconds()
-                if let webSocket { takeWebSocketInput(webSocket) }
+                transport.takeInput(into: &parser) { input in
+                    switch input {
+                    case .send(let bytes): queueAsIs(bytes)
+                    case .close(let reason, let problem):
+                        if let problem { owner.sessionBrokeTransport(self, problem: problem) }
+                        requestClose(reason)
+                    }
+                }
                 processCommands()
             }
         }
     }
 
-    /// What a WebSocket connection read: its layer hands the line protocol's bytes to the parser, and says what else
-    /// to do (answer the upgrade, a ping, a close frame; close).
-    private func takeWebSocketInput(_ webSocket: WebSocketTransport) {
-        webSocket.takeInput(into: &parser) { input in
-            switch input {
-            case .upgraded(let response):
-                queueRaw(response)
-            case .refused(let response, let reason):
-                queueRaw(response)
-                owner.sessionFailedWebSocket(self, reason: "upgrade refused: \(reason)")
-                requestClose(.protocolError)
-            case .control(let frame):
-                queueRaw(frame)
-            case .close(let frame, let violation):
-                queueRaw(frame)
-                if let violation {
-                    owner.sessionFailedWebSocket(self, reason: violation.description)
-                    requestClose(.protocolError)
-                } else {
-                    requestClose(.client)
-                }
-            }
-        }
-    }
-
     /// Queues bytes that are not the line protocol's (an HTTP response, a WebSocket control frame): they go out as
-    /// they are, between the frames the output is cut into.
-    private func queueRaw(_ bytes: [UInt8]) {
+    /// they are, between the frames the transport cuts the output into.
+    private func queueAsIs(_ bytes: [UInt8]) {
         guard machine.phase != .closed else { return }
-        webSocket?.framing.queuedRaw(count: bytes.count, behind: output.pendingBytes)
+        transport.queuedAsIs(count: bytes.count, behind: output.pendingBytes)
         bytes.withUnsafeBytes { output.append(replyBytes: $0) }
         loop.markDirty(self)
     }
@@ -518,12 +498,11 @@ final class Session: Customer, @unchecked Sendable {
     /// a turn, or between two reads of one (``EventLoop/flushEarly(reader:)``).
     func flush() {
         guard machine.phase != .closed, !machine.isOutputHeld else { return }
-        // A WebSocket client of a closing session is told with a close frame after its last reply (queued by now:
-        // a QUIT's reply comes after the QUIT asked to close, and nothing is queued once the close is under way).
-        if let webSocket, machine.phase == .closing, let reason = machine.closeReason,
-            let frame = webSocket.closeFrame(for: reason)
-        {
-            queueRaw(frame)
+        // A closing session's transport may end with bytes of its own (a WebSocket close frame) after the last reply
+        // (queued by now: a QUIT's reply comes after the QUIT asked to close, and nothing is queued once the close
+        // is under way).
+        if machine.phase == .closing, let reason = machine.closeReason, let goodbye = transport.goodbye(for: reason) {
+            queueAsIs(goodbye)
         }
         do {
             // Nothing goes out before a TLS handshake is done; it flushes what waited.

@@ -22,6 +22,7 @@ protocol SessionOwner: AnyObject {
     /// A TLS handshake failed (a client that does not speak TLS, a certificate refused); the session closes.
     func sessionFailedTLS(_ session: Session, reason: String)
 
-    /// A WebSocket upgrade was refused, or the client's frames broke RFC 6455; the session closes.
-    func sessionFailedWebSocket(_ session: Session, reason: String)
+    /// The client broke its transport's rules (a WebSocket upgrade refused, frames against RFC 6455); the session
+    /// closes.
+    func sessionBrokeTransport(_ session: Session, problem: String)
 }

@@ -80,4 +80,66 @@ struct SessionTransport {
         tls?.shutdown()
         Syscall.shutdownWrite(fd)
     }
+
+    // MARK: What a layer asks of the front
+
+    /// What the layers under the line protocol ask the session to do after a read, besides the line protocol's
+    /// bytes they handed to the parser.
+    enum Input {
+        /// Queue these bytes as they are, not the line protocol's (``Session`` puts them in its output between
+        /// frames): an answer to the WebSocket upgrade, a pong, a close frame.
+        case send([UInt8])
+        /// The connection is to close for `reason` once its output is out; `problem` says why, for the log, when
+        /// the client broke the transport's rules.
+        case close(CloseReason, problem: String?)
+    }
+
+    /// Hands what the last ``read(into:readSize:)`` brought to `parser` (a WebSocket connection's data; on a plain
+    /// or TLS connection the bytes are already there), calling `handle` for what else the layers ask, in order.
+    func takeInput(into parser: inout CommandParser, _ handle: (Input) -> Void) {
+        guard let webSocket else { return }
+        webSocket.takeInput(into: &parser) { input in
+            switch input {
+            case .upgraded(let response):
+                handle(.send(response))
+            case .refused(let response, let reason):
+                handle(.send(response))
+                handle(.close(.protocolError, problem: "WebSocket client refused: upgrade refused: \(reason)"))
+            case .control(let frame):
+                handle(.send(frame))
+            case .close(let frame, let violation):
+                handle(.send(frame))
+                let problem = violation.map { "WebSocket client refused: \($0)" }
+                handle(.close(violation == nil ? .client : .protocolError, problem: problem))
+            }
+        }
+    }
+
+    /// Bytes queued as they are (``Input/send(_:)``, ``goodbye(for:)``) were appended to the output behind `queued`
+    /// unwritten ones: a WebSocket connection keeps them out of its frames.
+    func queuedAsIs(count: Int, behind queued: Int) {
+        webSocket?.framing.queuedRaw(count: count, behind: queued)
+    }
+
+    /// The bytes that end the connection for `reason` after the session's last reply (a WebSocket close frame), once;
+    /// nil when the transport has none or sent them already.
+    func goodbye(for reason: CloseReason) -> [UInt8]? {
+        webSocket?.closeFrame(for: reason)
+    }
+
+    /// The answer to a client that timed out before its transport was open, in the transport's own terms (HTTP 408
+    /// to a WebSocket upgrade not complete); nil when the line protocol's `-ERR` is the answer.
+    func answerToTimeout() -> [UInt8]? {
+        webSocket?.timedOutBeforeUpgrade()
+    }
+
+    /// Puts reloaded limits in force for the transport (a WebSocket frame's size).
+    func apply(limits: ProtocolLimits) {
+        webSocket?.limits = WebSocketTransport.limits(for: limits)
+    }
+
+    /// Gives back buffers the transport holds with nothing in them.
+    func releaseIdleMemory() {
+        webSocket?.releaseIdleMemory()
+    }
 }
