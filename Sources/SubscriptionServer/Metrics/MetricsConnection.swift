@@ -33,8 +33,8 @@ final class MetricsConnection: @unchecked Sendable {
     private var phase = Phase.reading
     /// True once the client closed its side (EOF).
     private var inputEnded = false
-    private var output: [UInt8] = []
-    private var written = 0
+    /// The response not written yet: the sessions' write state, written by the sessions' ``OutputWriter``.
+    private var output = OutputQueue()
     private var readSource: DispatchSourceRead?
     private var writeSource: DispatchSourceWrite?
     private var deadlineTimer: DispatchSourceTimer?
@@ -89,7 +89,7 @@ final class MetricsConnection: @unchecked Sendable {
         readSource = nil
         writeSource?.cancel()
         writeSource = nil
-        output = []
+        output.removeAll()
         if liveSources == 0 { Syscall.close(fd) }
         onClose(self)
     }
@@ -152,29 +152,26 @@ final class MetricsConnection: @unchecked Sendable {
 
     private func send(_ response: HTTPResponse) {
         phase = .writing
-        output = response.encoded()
-        written = 0
+        response.encoded().withUnsafeBytes { output.append(replyBytes: $0) }
         flush()
     }
 
     /// Writes what is left of the response; arms the write source while the socket is full.
     private func flush() {
         guard phase == .writing else { return }
-        while written < output.count {
-            let result = output.withUnsafeBytes { bytes in
-                Result { () throws(SystemCallError) in
-                    try Syscall.send(fd, UnsafeRawBufferPointer(rebasing: bytes[written...]))
-                }
+        do {
+            // The response is one run of own bytes: one iovec, nothing to gather (no scratch).
+            _ = try withUnsafeTemporaryAllocation(of: iovec.self, capacity: 1) { vectors throws(SystemCallError) in
+                try OutputWriter.write(
+                    &output, to: fd, vectors: vectors.baseAddress!, maxVectors: 1,
+                    scratch: UnsafeMutableRawBufferPointer(start: nil, count: 0))
             }
-            switch result {
-            case .failure: return close()
-            case .success(.processed(let count)): written += count
-            case .success(.wouldBlock): return armWriteSource()
-            }
+        } catch {
+            return close()
         }
+        guard output.isEmpty else { return armWriteSource() }
         writeSource?.cancel()
         writeSource = nil
-        output = []
         guard !inputEnded else { return close() }
         Syscall.shutdownWrite(fd)
         phase = .finishing
