@@ -314,6 +314,53 @@ final class WebSocketTests: IntegrationTestCase {
         assertOutput(daemon.child.stderr, contains: "WebSocket client refused")
     }
 
+    /// A client that only pings and never reads is paused as one that only sends `PING`: once its pongs pass the
+    /// pause mark the server stops reading it, so what it holds stays bounded (before, every ping was read and its
+    /// pong queued, without end); other clients go on.
+    func testAClientThatOnlyPingsAndNeverReadsIsPaused() throws {
+        let (daemon, port) = try startWebSocketDaemon(DaemonConfig(maxPending: 70_000))
+        let pinger = try RawWebSocket.upgraded(port: port, path: Self.path, label: "pinger", receiveBuffer: 4096)
+        let ping = RawWebSocket.frame(RawWebSocket.ping, [UInt8](repeating: 0x70, count: 125))
+        let chunk = Array([[UInt8]](repeating: ping, count: 65_536 / ping.count).joined())
+        let limit = 64 << 20
+        var sent = 0
+        do {
+            while sent < limit {
+                try pinger.send(chunk)
+                sent += chunk.count
+            }
+        } catch HarnessError.timeout(_) {
+            // The send blocked: the server stopped reading.
+        }
+        XCTAssertLessThan(sent, limit, "the server read 64 MiB of pings from a client that reads nothing")
+        assertOpen(try connect(daemon, "tcp"))
+    }
+
+    /// Commands in the same read as the client's close frame are served first, and the close is echoed after their
+    /// replies, as on TCP the bytes before a FIN are served.
+    func testCommandsJustBeforeACloseFrameAreServed() throws {
+        let (daemon, port) = try startWebSocketDaemon()
+        let subscriber = try connect(daemon, "tcp subscriber")
+        try create(subscriber, "LAST")
+        try subscribe(subscriber, "LAST")
+        let raw = try RawWebSocket.upgraded(port: port, path: Self.path, label: "publish and close")
+        try raw.send(
+            RawWebSocket.frame(RawWebSocket.binary, Array("PUB LAST 5\nhello\n".utf8))
+                + RawWebSocket.frame(RawWebSocket.close, [0x03, 0xE8]))
+        XCTAssertEqual(try raw.readReplies(), "+OK 1\n")
+        XCTAssertEqual(try raw.closeCode(), 1000)
+        XCTAssertEqual(try subscriber.nextMessage().payload, Array("hello".utf8))
+    }
+
+    /// A frame header sent in part and left there is a command not finished: `command_timeout` ends it.
+    func testAFrameHeaderLeftHalfWayIsEndedByCommandTimeout() throws {
+        let (_, port) = try startWebSocketDaemon(DaemonConfig(commandTimeout: 1))
+        let raw = try RawWebSocket.upgraded(port: port, path: Self.path, label: "half a header")
+        try raw.send([0x82])
+        XCTAssertTrue(try raw.readReplies().hasPrefix("-ERR "), "told why")
+        XCTAssertEqual(try raw.closeCode(), 1008)
+    }
+
     func testPingPongAndTheClientsCloseByHand() throws {
         let (_, port) = try startWebSocketDaemon()
         let raw = try RawWebSocket.upgraded(port: port, path: Self.path, label: "by hand")

@@ -153,8 +153,8 @@ final class Session: Customer, @unchecked Sendable {
     var livenessFacts: LivenessPolicy.Facts {
         LivenessPolicy.Facts(
             connectedAt: connectedAt, lastInputAt: lastInputAt,
-            // A TLS handshake or WebSocket upgrade not finished is a command not finished.
-            hasPartialCommand: parser.bufferedByteCount > 0 || transport.isOpening,
+            // A TLS handshake, a WebSocket upgrade or frame header not finished is a command not finished.
+            hasPartialCommand: parser.bufferedByteCount > 0 || transport.holdsPartialInput,
             isReading: machine.isReading, isAuthenticated: client.isAuthenticated)
     }
 
@@ -347,15 +347,25 @@ final class Session: Customer, @unchecked Sendable {
             case .processed(let n):
                 loop.traffic.bytesIn += UInt64(n)
                 lastInputAt = MonotonicClock.nanoseconds()
+                var close: (reason: CloseReason, goodbye: [UInt8], problem: String?)?
                 transport.takeInput(into: &parser) { input in
                     switch input {
                     case .send(let bytes): queueAsIs(bytes)
-                    case .close(let reason, let problem):
-                        if let problem { owner.sessionBrokeTransport(self, problem: problem) }
-                        requestClose(reason)
+                    case .close(let reason, let goodbye, let problem): close = (reason, goodbye, problem)
                     }
                 }
+                // What the transport queued (pongs) counts as a command's output: a client that only pings and never
+                // reads is paused as one that only sends PING (its output is bounded by the pause mark).
+                let actions = machine.commandRan(outputHeld: output.heldBytes)
+                if !actions.isEmpty { perform(actions) }
+                // The commands that came before a close frame (or a bad one) in the same read run first, and its
+                // goodbye goes out after their replies, as on TCP the bytes before a FIN are served.
                 processCommands()
+                if let close {
+                    queueAsIs(close.goodbye)
+                    if let problem = close.problem { owner.sessionBrokeTransport(self, problem: problem) }
+                    requestClose(close.reason)
+                }
             }
         }
     }

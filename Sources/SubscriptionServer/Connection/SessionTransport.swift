@@ -18,10 +18,10 @@ struct SessionTransport {
     /// bytes are the line protocol's stream itself.
     let webSocket: WebSocketTransport?
 
-    /// True while a TLS handshake or a WebSocket upgrade is under way: the liveness check counts it as a command
-    /// not finished (`command_timeout` ends a stalled one).
-    var isOpening: Bool {
-        tls?.progress.isEstablished == false || webSocket?.isAwaitingUpgrade == true
+    /// True while a TLS handshake or a WebSocket upgrade is under way, or a WebSocket frame's header has come in
+    /// part: the liveness check counts it as a command not finished (`command_timeout` ends a stalled one).
+    var holdsPartialInput: Bool {
+        tls?.progress.isEstablished == false || webSocket?.holdsPartialInput == true
     }
 
     /// True when a read that found nothing waits for room to write first (a TLS record to send).
@@ -89,9 +89,10 @@ struct SessionTransport {
         /// Queue these bytes as they are, not the line protocol's (``Session`` puts them in its output between
         /// frames): an answer to the WebSocket upgrade, a pong, a close frame.
         case send([UInt8])
-        /// The connection is to close for `reason` once its output is out; `problem` says why, for the log, when
+        /// The connection is to close for `reason` once its output is out, `goodbye` queued as it is after the
+        /// replies to the commands that came before (a WebSocket close frame); `problem` says why, for the log, when
         /// the client broke the transport's rules.
-        case close(CloseReason, problem: String?)
+        case close(CloseReason, goodbye: [UInt8], problem: String?)
     }
 
     /// Hands what the last ``read(into:readSize:)`` brought to `parser` (a WebSocket connection's data; on a plain
@@ -103,14 +104,15 @@ struct SessionTransport {
             case .upgraded(let response):
                 handle(.send(response))
             case .refused(let response, let reason):
-                handle(.send(response))
-                handle(.close(.protocolError, problem: "WebSocket client refused: upgrade refused: \(reason)"))
+                handle(
+                    .close(
+                        .protocolError, goodbye: response,
+                        problem: "WebSocket client refused: upgrade refused: \(reason)"))
             case .control(let frame):
                 handle(.send(frame))
             case .close(let frame, let violation):
-                handle(.send(frame))
                 let problem = violation.map { "WebSocket client refused: \($0)" }
-                handle(.close(violation == nil ? .client : .protocolError, problem: problem))
+                handle(.close(violation == nil ? .client : .protocolError, goodbye: frame, problem: problem))
             }
         }
     }

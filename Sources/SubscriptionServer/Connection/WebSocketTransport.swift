@@ -49,8 +49,9 @@ final class WebSocketTransport {
         self.decoder = WebSocketFrameDecoder(limits: limits)
     }
 
-    /// True while the upgrade request is not answered (the liveness check counts it as a command not finished).
-    var isAwaitingUpgrade: Bool { head != nil }
+    /// True while the upgrade request is not answered, or the decoder holds part of a frame's header or a control
+    /// frame (the liveness check counts either as a command not finished).
+    var holdsPartialInput: Bool { head != nil || decoder.bufferedByteCount > 0 }
 
     /// The sizes frames may have (a reload changes them).
     var limits: WebSocketLimits {
