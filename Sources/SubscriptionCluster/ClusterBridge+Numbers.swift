@@ -65,6 +65,7 @@ extension ClusterBridge {
             }
             scheduleTurnEnd()
         case .caughtUp:
+            catchUp.caughtUp(.numbers)
             logger.info("cluster: numbers caught up with the bucket")
         case .loadFailed(let error):
             logger.warning("cluster: loading the numbers bucket failed (tried again): \(error)")

@@ -78,6 +78,7 @@ extension ClusterBridge {
                 entry.operation == .put ? BridgeHeaders.decodeRetained(entry.headers, payload: entry.value) : nil
             retainedStored(entry.key, RetainedCache.Stored(sequence: entry.revision, value: value))
         case .caughtUp:
+            catchUp.caughtUp(.retained)
             logger.info("cluster: retained values caught up with the bucket")
         case .loadFailed(let error):
             logger.warning("cluster: loading the retained bucket failed (tried again): \(error)")

@@ -1,6 +1,7 @@
 import Dispatch
 import Logging
 import SubscriptionNATS
+import SubscriptionProtocol
 import SubscriptionServer
 import SubscriptionWire
 
@@ -58,6 +59,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var dropped: UInt64 = 0
     /// The cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`).
     var acks = ClusterAcks()
+    /// Whether both watches delivered their bucket's current values since the last connect (``notCaughtUp``).
+    var catchUp = CatchUp()
     /// The retained bucket, its watch and the cache it feeds (`ClusterBridge+Retained.swift`).
     var retained = RetainedBridgeState()
     /// Holders per (pattern, queue group), their queue subscriptions and each group's dedupe.
@@ -119,9 +122,10 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             openInterestIfNeeded()
             openRetainedBucketIfNeeded()
         case .disconnected(let reason):
+            catchUp.disconnected()
             let meanwhile =
-                "local publish and subscribe of plain numbers go on; "
-                + "CREATE, REMOVE and PUB to a shared retained number answer -ERR LIMIT"
+                "local publish and subscribe of plain numbers go on; CREATE, REMOVE, and PUB, GET and SUB of "
+                + "a retained number answer -ERR LIMIT until the buckets are read again"
             logger.warning("cluster: lost NATS (\(reason)); \(meanwhile)")
         case .closed(let reason):
             if let reason {
@@ -156,6 +160,11 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
             "larger publications reach this node's subscribers only; raise max_payload in nats-server's configuration"
         let limits = "the NATS server's max_payload (\(info.maxPayload)) is below subd's plus headers (\(needed))"
         logger.warning("cluster: \(limits): \(advice)")
+    }
+
+    /// `-ERR LIMIT` for a `GET` or `SUB` of a retained number until both watches caught up since the last connect.
+    public var notCaughtUp: ProtocolError? {
+        catchUp.reason.map { ProtocolError(.limit, $0) }
     }
 
     /// Ends the server's turn once for everything that arrived in this turn of the queue.

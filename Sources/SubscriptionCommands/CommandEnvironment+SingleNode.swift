@@ -26,6 +26,10 @@ extension CommandEnvironment {
             -> Reply
     ) -> Reply? { nil }
 
+    /// A node alone has every value it answers.
+    @inlinable
+    public func requireCaughtUp(_ pattern: String, in center: SubscriptionCenter<Publication>) throws(ProtocolError) {}
+
     /// The center's fan-out only. (A closure written here, not a local function: debug builds allocated a context
     /// for the function, one more allocation per PUB than the budget.)
     @inlinable

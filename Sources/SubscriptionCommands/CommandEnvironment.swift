@@ -95,6 +95,10 @@ public protocol CommandEnvironment: SendableMetatype {
             @escaping @Sendable (inout ClientState, SubscriptionCenter<Publication>, Self) throws(ProtocolError)
             -> Reply
     ) -> Reply?
+    /// Throws the `LIMIT` to answer a `GET` or `SUB` of `pattern` when it matches a retained number in `center` while
+    /// this node's view of the other nodes' retained values is not complete (a cluster node that has not caught up
+    /// with the buckets); else nothing.
+    func requireCaughtUp(_ pattern: String, in center: SubscriptionCenter<Publication>) throws(ProtocolError)
     /// Fans a publication out through `center` (its frame made once, only when someone receives it, or for a
     /// retained number) and to the other nodes that want it.
     func send(

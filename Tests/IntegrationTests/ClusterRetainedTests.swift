@@ -5,13 +5,6 @@ import XCTest
 /// Retained numbers across nodes (docs/CLUSTER.md, step 5) with real processes: a retained number's value and
 /// revision are the same on every node, whichever node publishes, and a node that starts later gets them.
 final class ClusterRetainedTests: ClusterTestCase {
-    /// Waits until `node` has loaded the retained bucket too (the numbers bucket: ``startCluster(nodes:)``).
-    private func waitForRetained(_ node: Daemon) throws {
-        try eventually("\(node.server) caught up with the retained bucket", timeout: 30) {
-            node.log.contains("retained values caught up")
-        }
-    }
-
     /// The next `count` messages of `subscriber`, as `rev payload` lines.
     private func revisions(_ subscriber: LineClient, _ count: Int) throws -> [String] {
         try (0..<count).map { _ in
@@ -20,18 +13,8 @@ final class ClusterRetainedTests: ClusterTestCase {
         }
     }
 
-    /// `GET` of `number`: the pushed value as `rev payload`, and the reply.
-    private func get(_ client: LineClient, _ number: String) throws -> (String?, Reply) {
-        let reply = try client.command("GET \(number)")
-        let value = client.takePushes().compactMap(\.message).last.map {
-            "\($0.attributes["rev"] ?? "none") \($0.text)"
-        }
-        return (value, reply)
-    }
-
     func testRetainedValuesAndRevisionsAreTheSameOnEveryNodeWhoeverPublishes() throws {
         let nodes = try startCluster()
-        for node in nodes { try waitForRetained(node) }
         let creator = try connect(nodes[0], "creator on node1")
         XCTAssertEqual(try creator.command("CREATE TEMP retain"), .ok("created"))
         XCTAssertEqual(try connect(nodes[1], "node2").command("CREATE TEMP retain"), .ok("exists"), "one number")
@@ -94,10 +77,7 @@ final class ClusterRetainedTests: ClusterTestCase {
 
         // A node started now gets the current value.
         let late = try startDaemon(nodeConfig(3, natsServers))
-        try eventually("node4 caught up with the numbers bucket", timeout: 30) {
-            late.log.contains("numbers caught up")
-        }
-        try waitForRetained(late)
+        try waitForCatchUp(late)
         let lateClient = try connect(late, "client on node4")
         XCTAssertEqual(try get(lateClient, "TEMP").0, last)
         XCTAssertEqual(try get(lateClient, "TEMP").1, .ok("36"))
@@ -118,12 +98,14 @@ final class ClusterRetainedTests: ClusterTestCase {
             try eventually("\(node.label) has the new value as revision 1") { try get(node, "TEMP").0 == "1 fresh" }
         }
 
-        // Without NATS, a publication to the retained number is refused and changes nothing; GET still answers.
+        // Without NATS, a publication to the retained number is refused and changes nothing; so are GET and SUB
+        // (the value here may not be the latest any more).
         for server in natsServers { server.kill() }
         try eventually("node2 lost NATS", timeout: 10) { nodes[1].log.contains("lost NATS") }
         assertError(try publisher2.command("SEND TEMP lost"), "LIMIT", "the retained bucket cannot be reached")
-        XCTAssertEqual(try get(publisher2, "TEMP").0, "1 fresh")
-        XCTAssertEqual(try get(publisher2, "TEMP").1, .ok("1"))
+        assertError(try get(publisher2, "TEMP").1, "LIMIT", "GET while the buckets cannot be read")
+        XCTAssertEqual(publisher2.takePushes(), [], "no value pushed")
+        assertError(try publisher2.command("SUB TEMP"), "LIMIT", "SUB while the buckets cannot be read")
     }
 
     /// A node whose NATS server dies misses the values written while it is away; once it is connected again (to
@@ -131,7 +113,6 @@ final class ClusterRetainedTests: ClusterTestCase {
     /// missed, as a client's `watch` reports), `GET` answers it, and its own publications go on from there.
     func testANodeThatReconnectsGetsTheCurrentValue() throws {
         let nodes = try startCluster(nodes: 2)
-        for node in nodes { try waitForRetained(node) }
         let publisher = try connect(nodes[0], "publisher on node1")
         let subscriber = try connect(nodes[1], "subscriber on node2")
         XCTAssertEqual(try publisher.command("CREATE R retain"), .ok("created"))
@@ -159,9 +140,11 @@ final class ClusterRetainedTests: ClusterTestCase {
         if seen == ["2 v2"] { seen += try revisions(subscriber, 1) }
         XCTAssertEqual(seen.last, "3 v3", "the current value, once")
         XCTAssertEqual(try subscriber.pushesBeforePing(), [], "nothing twice")
-        let (value, reply) = try get(subscriber, "R")
-        XCTAssertEqual(value, "3 v3")
-        XCTAssertEqual(reply, .ok("3"))
+        // GET answers once the node caught up again (-ERR LIMIT until then).
+        try eventually("node2's GET answers the current value") {
+            let (value, reply) = try get(subscriber, "R")
+            return value == "3 v3" && reply == .ok("3")
+        }
         XCTAssertEqual(try subscriber.command("SEND R v4"), .ok("1"))
         XCTAssertEqual(try revisions(subscriber, 1), ["4 v4"])
         // node1's copy follows through its watch, a moment later (no subscriber of node1's has seen v4 yet).

@@ -37,12 +37,27 @@ class ClusterTestCase: IntegrationTestCase {
             nodes.append(try startDaemon(config))
         }
         for node in nodes {
-            // The bucket is made by the first node once JetStream has its leader (seconds after the servers start).
-            try eventually("\(node.server) caught up with the numbers bucket", timeout: 30) {
-                node.log.contains("numbers caught up")
-            }
+            try waitForCatchUp(node)
         }
         return nodes
+    }
+
+    /// Waits until `node` has loaded both buckets (numbers and retained values): it answers `GET` and `SUB` of a
+    /// retained number from then on.
+    func waitForCatchUp(_ node: Daemon) throws {
+        // The buckets are made by the first node once JetStream has its leader (seconds after the servers start).
+        try eventually("\(node.server) caught up with the buckets", timeout: 30) {
+            node.log.contains("numbers caught up") && node.log.contains("retained values caught up")
+        }
+    }
+
+    /// `GET` of `number`: the pushed value as `rev payload`, and the reply.
+    func get(_ client: LineClient, _ number: String) throws -> (String?, Reply) {
+        let reply = try client.command("GET \(number)")
+        let value = client.takePushes().compactMap(\.message).last.map {
+            "\($0.attributes["rev"] ?? "none") \($0.text)"
+        }
+        return (value, reply)
     }
 
     /// The configuration of node `index + 1`: its own NATS server first, the others after it; `ack` (lines of the

@@ -10,7 +10,9 @@ import SubscriptionWire
 ///
 /// With `cluster:`, an exact number this node does not know is looked up in the shared bucket first
 /// (``CommandEnvironment/lookUp(_:notFound:retry:)``; `lookUp: false` is the run after that lookup), and the
-/// interest upstream follows the subscription (``CommandEnvironment/subscribe(_:from:group:in:)``).
+/// interest upstream follows the subscription (``CommandEnvironment/subscribe(_:from:group:in:)``); a pattern that
+/// matches a retained number here answers `-ERR LIMIT` until the node caught up with the cluster's buckets
+/// (``CommandEnvironment/requireCaughtUp(_:in:)``).
 public enum SubscribeCommand {
     /// Runs `SUB pattern [from=] [group=]`.
     @inlinable
@@ -18,6 +20,7 @@ public enum SubscribeCommand {
         _ pattern: String, from: String?, group: String?, client: inout ClientState,
         center: SubscriptionCenter<Publication>, environment: Environment, lookUp: Bool = true
     ) throws(ProtocolError) -> Reply {
+        try environment.requireCaughtUp(pattern, in: center)
         let values = center.retainedValues(matching: pattern, from: from).compactMap(\.slot.value)
         if !values.isEmpty {
             let bytes = values.reduce(0) { $0 + $1.heldBytes }

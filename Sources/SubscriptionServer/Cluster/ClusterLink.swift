@@ -63,6 +63,11 @@ package protocol ClusterLink: AnyObject {
     /// The node's sessions hold `pattern` in `group` once less.
     func groupInterestRemoved(_ pattern: String, group: String)
 
+    /// Nil once this node's watches have delivered the numbers and retained buckets' current values since it last
+    /// connected to NATS; until then (and while disconnected) the `LIMIT` that a `GET` or `SUB` of a retained number
+    /// answers: this node's value may not be the latest (docs/CLUSTER.md, "Caught up").
+    var notCaughtUp: ProtocolError? { get }
+
     /// The bridge's counters, for STATS and the metrics endpoint.
     var statistics: ClusterStatistics { get }
 }

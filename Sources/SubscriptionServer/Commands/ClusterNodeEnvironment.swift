@@ -32,8 +32,8 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
     }
 
     /// The session is held while the bucket is asked; when it has the number (created on another node, not yet
-    /// brought here by the watch) the command runs again, else `notFound` is the answer (also when the bucket cannot
-    /// be reached).
+    /// brought here by the watch) the command runs again; when the bucket was read and has no such number,
+    /// `notFound` is the answer; when it cannot be read, the bridge's `LIMIT` (never `NOTFOUND` unread).
     func lookUp(
         _ number: String, notFound: ProtocolError,
         retry:
@@ -42,10 +42,22 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
     ) -> Reply? {
         answerLater { answer in
             cluster.lookUp(number) { result in
-                guard case .success(true) = result else { return answer(.failure(notFound)) }
+                switch result {
+                case .failure(let error): return answer(.failure(error))
+                case .success(false): return answer(.failure(notFound))
+                case .success(true): break
+                }
                 answer(Result { () throws(ProtocolError) in try retry(&session.client, server.center, self) })
             }
         }
+    }
+
+    /// `LIMIT` until the bridge's watches caught up, when `pattern` matches a retained number here (the numbers are
+    /// listed only then: a check on a cluster node's `GET` and `SUB` only).
+    func requireCaughtUp(_ pattern: String, in center: SubscriptionCenter<Publication>) throws(ProtocolError) {
+        guard let refusal = cluster.notCaughtUp else { return }
+        let matched = (try? center.list(matching: pattern)) ?? []
+        if matched.contains(where: { $0.retainedRevision != nil }) { throw refusal }
     }
 
     /// The local fan-out, then, for a plain number, the publication to the other nodes, naming the queue groups
