@@ -141,7 +141,9 @@ final class ClusterRetainedTests: ClusterTestCase {
         XCTAssertEqual(seen.last, "3 v3", "the current value, once")
         XCTAssertEqual(try subscriber.pushesBeforePing(), [], "nothing twice")
         // GET answers once the node caught up again (-ERR LIMIT until then).
-        try eventually("node2's GET answers the current value") {
+        // (The watches are made again after the reconnect, while the bucket may be electing a leader: on a busy
+        // machine that took over 5 s once.)
+        try eventually("node2's GET answers the current value", timeout: 20) {
             let (value, reply) = try get(subscriber, "R")
             return value == "3 v3" && reply == .ok("3")
         }
