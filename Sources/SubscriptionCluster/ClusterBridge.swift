@@ -95,6 +95,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
                 throw ConfigurationError(key: "cluster.servers", problem: "\(error)")
             }
             startConfirmations()
+            startStatsSharing()
         }
         let servers = settings.servers.map(\.description).joined(separator: ", ")
         logger.info("cluster: node \(settings.node) (origin \(origin)) joining through \(servers)")

@@ -84,6 +84,8 @@ public final class Server: @unchecked Sendable {
     private var housekeepingTimer: DispatchSourceTimer?
     /// Publishes `$SYS.stats` (``startSystemStats()``).
     var systemStatsTimer: DispatchSourceTimer?
+    /// With `cluster:`: every node's latest STATS, for `$SYS.cluster.node` (Server+ClusterStats.swift).
+    var clusterNodes = ClusterNodeTable()
     /// The saved state (`state_dir`), nil without one; see Server+State.swift.
     #if !DEBUG
         @exclusivity(unchecked)

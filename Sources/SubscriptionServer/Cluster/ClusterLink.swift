@@ -70,4 +70,11 @@ package protocol ClusterLink: AnyObject {
 
     /// The bridge's counters, for STATS and the metrics endpoint.
     var statistics: ClusterStatistics { get }
+
+    /// This node's name in the cluster (`cluster.node`).
+    var node: String { get }
+
+    /// Sends this node's STATS `lines` to the other nodes (every `sys_interval` seconds), which hand them to
+    /// ``Server/clusterNodeReported(_:lines:)``. Dropped while NATS cannot be reached.
+    func shareStats(_ lines: [String])
 }

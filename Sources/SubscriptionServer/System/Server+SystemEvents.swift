@@ -4,9 +4,11 @@ import SubscriptionProtocol
 import SubscriptionSystem
 
 extension Server {
-    /// Creates the `$SYS.` numbers (at start, before anything else); `$SYS.state.` ones only with a state directory.
+    /// Creates the `$SYS.` numbers (at start, before anything else); `$SYS.state.` ones only with a state directory,
+    /// `$SYS.cluster.` ones only with `cluster:`.
     func createSystemNumbers() throws(CenterError) {
         for topic in SystemTopic.allCases where !topic.needsStateDirectory || configuration.stateDirectory != nil {
+            guard !topic.needsCluster || cluster != nil else { continue }
             try center.create(topic.rawValue)
         }
     }
@@ -54,18 +56,21 @@ extension Server {
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + period, repeating: period)
         timer.setEventHandler { [unowned self] in
-            self.post(
-                .stats,
-                JSONObject(
-                    self.currentStats().lines(uptime: ContinuousClock.now - self.startedAt).map {
-                        line in
-                        let parts = line.split(separator: " ", maxSplits: 1)
-                        let value = parts.count == 2 ? String(parts[1]) : ""
-                        return (String(parts[0]), UInt64(value).map { .unsigned($0) } ?? .string(value))
-                    }))
+            let lines = self.currentStats().lines(uptime: ContinuousClock.now - self.startedAt)
+            self.post(.stats, JSONObject(Self.statsFields(lines)))
+            if let cluster = self.cluster { self.shareClusterStats(lines, through: cluster) }
             self.loop.endOfTurn()
         }
         systemStatsTimer = timer
         timer.resume()
+    }
+
+    /// STATS lines as JSON fields: numeric values as numbers, the others (`version`) as strings.
+    static func statsFields(_ lines: [String]) -> [(key: String, value: JSONObject.Value)] {
+        lines.map { line in
+            let parts = line.split(separator: " ", maxSplits: 1)
+            let value = parts.count == 2 ? String(parts[1]) : ""
+            return (String(parts[0]), UInt64(value).map { .unsigned($0) } ?? .string(value))
+        }
     }
 }

@@ -28,9 +28,15 @@ enum SystemTopic: String, CaseIterable {
     case stateFailed = "$SYS.state.failed"
     /// With `state_dir`: a write worked again after failures: `failures` (STATS `state_failures`).
     case stateRecovered = "$SYS.state.recovered"
+    /// With `cluster:`: every `sys_interval` seconds, one per node this node knows: `node`, `state`, `age_seconds`,
+    /// `nodes`, then that node's STATS keys and values (``ClusterNodeTable``).
+    case clusterNode = "$SYS.cluster.node"
 
     /// True for the topics that exist only with a state directory.
     var needsStateDirectory: Bool { self == .stateFailed || self == .stateRecovered }
+
+    /// True for the topics that exist only with `cluster:`.
+    var needsCluster: Bool { self == .clusterNode }
 }
 
 /// One line of JSON: an object of string, integer, boolean and null fields, in the order given.
