@@ -36,6 +36,25 @@ final class MetricsExpositionTests: XCTestCase {
             """)
     }
 
+    /// A cluster node's label comes first on every sample, labelled or not, escaped as any label value.
+    func testACommonLabelOnEverySample() {
+        var exposition = MetricsExposition(commonLabel: ("node", "n\"1"))
+        exposition.single("a_total", .counter, help: "h", 7)
+        exposition.family("b", .gauge, help: "h")
+        exposition.sample(labels: ["kind": "x"], 1)
+        XCTAssertEqual(
+            String(decoding: exposition.bytes, as: UTF8.self),
+            """
+            # HELP a_total h
+            # TYPE a_total counter
+            a_total{node="n\\"1"} 7
+            # HELP b h
+            # TYPE b gauge
+            b{node="n\\"1",kind="x"} 1
+
+            """)
+    }
+
     /// A family with no samples (no number published yet) is only its two comment lines, which parsers accept.
     func testAFamilyWithoutSamples() {
         XCTAssertEqual(text { $0.family("n_total", .counter, help: "h") }, "# HELP n_total h\n# TYPE n_total counter\n")

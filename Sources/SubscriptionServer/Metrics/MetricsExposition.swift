@@ -20,9 +20,13 @@ struct MetricsExposition {
     private(set) var bytes: [UInt8] = []
     /// The family whose samples are being written.
     private var family = ""
+    /// The label every sample carries first (a cluster node's `node`), nil for none.
+    private let commonLabel: (name: String, value: String)?
 
-    /// An empty exposition.
-    init() {}
+    /// An empty exposition whose samples all carry `commonLabel` first (nil: none).
+    init(commonLabel: (name: String, value: String)? = nil) {
+        self.commonLabel = commonLabel
+    }
 
     /// Starts a family: its `# HELP` and `# TYPE` lines. Its samples follow, each named `name` (a counter's name
     /// ends in `_total`).
@@ -95,12 +99,14 @@ struct MetricsExposition {
     private mutating func startSample(_ labels: KeyValuePairs<String, String>) {
         assert(!family.isEmpty, "a sample before any family")
         append(family)
-        guard !labels.isEmpty else {
+        guard !labels.isEmpty || commonLabel != nil else {
             bytes.append(UInt8(ascii: " "))
             return
         }
         bytes.append(UInt8(ascii: "{"))
-        for (index, (name, value)) in labels.enumerated() {
+        var all = Array(labels)
+        if let commonLabel { all.insert((commonLabel.name, commonLabel.value), at: 0) }
+        for (index, (name, value)) in all.enumerated() {
             assert(Self.isValidLabelName(name), "not a Prometheus label name: \(name)")
             if index > 0 { bytes.append(UInt8(ascii: ",")) }
             append(name)

@@ -32,6 +32,10 @@ struct MetricsSnapshot {
     var busiestNumbers: [NumberSample]
     /// What the process uses.
     var process: ProcessResources
+    /// The cluster node's name (`cluster.node`), put on every sample as the `node` label so that one dashboard
+    /// tells the nodes apart; nil on a single node, whose samples have no such label (Prometheus's own `instance`
+    /// names the scraped target).
+    var node: String? = nil
 
     /// The STATS keys the exposition covers, each with the metric that shows it.
     static let statsKeys: [String: String] = {
@@ -56,7 +60,7 @@ struct MetricsSnapshot {
 
     /// The Prometheus text (``MetricsExposition/contentType``).
     func exposition() -> [UInt8] {
-        var text = MetricsExposition()
+        var text = MetricsExposition(commonLabel: node.map { ("node", $0) })
         text.family("subd_build_info", .gauge, help: "Always 1; the version label is subd's version.")
         text.sample(labels: ["version": SubdVersion.current], 1)
         text.family("subd_uptime_seconds", .gauge, help: "Seconds since subd started.")

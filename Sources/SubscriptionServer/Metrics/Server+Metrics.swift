@@ -37,7 +37,7 @@ extension Server {
         return MetricsSnapshot(
             stats: currentStats(),
             uptimeSeconds: Double(uptime.components.seconds) + Double(uptime.components.attoseconds) / 1e18,
-            busiestNumbers: busiest, process: ProcessResources.current())
+            busiestNumbers: busiest, process: ProcessResources.current(), node: cluster?.node)
     }
 }
 
