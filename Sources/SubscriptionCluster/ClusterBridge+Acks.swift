@@ -1,9 +1,11 @@
 import Dispatch
 import SubscriptionNATS
+import SubscriptionWire
 
 /// The cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4), `ack: all`: a publication goes upstream with the reply
 /// subject `subd.ack.<origin>`; each node that delivers it confirms its count there; the `+OK` waits (the session held,
-/// so replies keep their order) until every node whose interest matches the number confirmed, or `ack_timeout`.
+/// so replies keep their order) until every node whose plain interest matches the number confirmed, and one node of
+/// each matching queue group this node did not serve, or `ack_timeout`.
 /// Confirmations after the answer are counted in STATS `cluster_late_acks`, never in an answer.
 extension ClusterBridge {
     /// Subscribes to this node's confirmations (`ack: all`). At start, before the first connection.
@@ -23,13 +25,19 @@ extension ClusterBridge {
         acks.confirmationsSID == nil ? nil : BridgeHeaders.ackSubject(of: origin)
     }
 
-    /// Publication `counter` to `number` went upstream with the reply subject: its ticket when the `+OK` is to wait
-    /// (some other node's interest matches it), nil when it answers now (no node expected, NATS not connected, or
-    /// ``PendingAcks/limit`` waiting already).
-    func expectConfirmations(of counter: UInt64, to number: String) -> UInt64? {
+    /// Publication `counter` to `number` went upstream with the reply subject, this node having served `served`
+    /// groups itself: its ticket when the `+OK` is to wait (some other node's plain interest matches it, or a group
+    /// not served here has a matching pattern on another node), nil when it answers now (nobody expected, NATS not
+    /// connected, or ``PendingAcks/limit`` waiting already).
+    func expectConfirmations(of counter: UInt64, to number: String, served: [String]) -> UInt64? {
         guard client.isConnected else { return nil }
-        let nodes = acks.directory.expected(for: number, now: ClusterAcks.now())
-        guard !nodes.isEmpty, acks.pending.expect(counter, from: nodes) else { return nil }
+        let now = ClusterAcks.now()
+        let nodes = acks.directory.expected(for: number, now: now)
+        var groups = acks.directory.expectedGroups(for: number, now: now)
+        for group in served { groups.remove(ExactName(group)) }
+        guard !nodes.isEmpty || !groups.isEmpty, acks.pending.expect(counter, from: nodes, groups: groups) else {
+            return nil
+        }
         server.countClusterAck(.waited)
         server.queue.asyncAfter(deadline: .now() + settings.ackTimeout.dispatchInterval) { [self] in
             timedOut(counter)

@@ -13,17 +13,23 @@ import SubscriptionWire
 ///   header says the group was served; a member that is also a plain subscriber of the publication is passed over,
 ///   as on one node (it has the copy of the plain subscription).
 extension ClusterBridge {
-    /// One more member subscription of `group` to `pattern`: the queue subscription is made when there is none yet.
+    /// One more member subscription of `group` to `pattern`: the queue subscription is made when there is none yet,
+    /// and a (pattern, group) new here goes into this node's interest entry (publishers expect the group's copy).
     public func groupInterestAdded(_ pattern: String, group: String) {
         guard !Names.isSystem(pattern) else { return }
         let key = GroupInterest.Key(pattern: pattern, group: group)
+        let isNew = !groupInterest.holds(key)
         if groupInterest.add(key) { subscribeGroup(key) }
+        if isNew { interestChanged() }
     }
 
-    /// One member subscription less; the last one ends the queue subscription.
+    /// One member subscription less; the last one ends the queue subscription and leaves the interest entry.
     public func groupInterestRemoved(_ pattern: String, group: String) {
         guard !Names.isSystem(pattern) else { return }
-        if let sid = groupInterest.remove(GroupInterest.Key(pattern: pattern, group: group)) { client.unsubscribe(sid) }
+        let key = GroupInterest.Key(pattern: pattern, group: group)
+        guard groupInterest.holds(key) else { return }
+        if let sid = groupInterest.remove(key) { client.unsubscribe(sid) }
+        if !groupInterest.holds(key) { interestChanged() }
     }
 
     /// At each connect, the held (pattern, group)s whose queue subscription could not be made.

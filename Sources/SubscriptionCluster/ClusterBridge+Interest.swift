@@ -1,11 +1,11 @@
 import Dispatch
 import SubscriptionNATS
 
-/// The bucket `subd_interest` (docs/CLUSTER.md, step 4): each node puts its distinct upstream patterns under its origin
-/// id when they change and every ``ClusterAcks/heartbeat``, and watches the others' entries, so a publishing node knows
-/// which nodes a publication reaches (``InterestDirectory``). Every node puts its entry, whatever its own `ack` (a
-/// node with `ack: all` must expect the others' confirmations however they answer their own publishers); only a node
-/// with `ack: all` watches.
+/// The bucket `subd_interest` (docs/CLUSTER.md, step 4): each node puts its distinct upstream patterns (plain, and per
+/// queue group) under its origin id when they change and every ``ClusterAcks/heartbeat``, and watches the others'
+/// entries, so a publishing node knows which nodes and groups a publication reaches (``InterestDirectory``). Every
+/// node puts its entry, whatever its own `ack` (a node with `ack: all` must expect the others' confirmations however
+/// they answer their own publishers); only a node with `ack: all` watches.
 ///
 /// The bucket keeps an entry at most 30 s (`max_age`), so a node that stopped without deleting its entry is forgotten
 /// by a node that starts later too.
@@ -62,7 +62,7 @@ extension ClusterBridge {
         }
     }
 
-    /// This node's distinct upstream patterns changed: its entry is put again.
+    /// This node's distinct upstream patterns (plain or in a group) changed: its entry is put again.
     func interestChanged() {
         guard acks.bucket != nil else { return }
         putInterest()
@@ -77,7 +77,10 @@ extension ClusterBridge {
         }
         acks.isPutting = true
         acks.needsPut = false
-        var value = InterestDirectory.encode(interest.holders.keys.map(\.string))
+        let groupLines = groupInterest.holders.keys.map {
+            InterestDirectory.groupLine(pattern: $0.pattern, group: $0.group)
+        }
+        var value = InterestDirectory.encode(interest.holders.keys.map(\.string) + groupLines)
         if value.count > ClusterAcks.maxEntryBytes {
             logger.warning("cluster: this node's patterns exceed the interest entry; it tells the others '>'")
             value = InterestDirectory.encode([">"])
@@ -97,7 +100,9 @@ extension ClusterBridge {
             if acks.directory.update(origin: entry.key, patterns: patterns, now: ClusterAcks.now()) {
                 logger.info("cluster: node \(entry.key) is in the interest bucket")
             }
-            logger.debug("cluster: node \(entry.key) holds \(patterns.count) pattern(s) upstream")
+            let grouped = patterns.count { $0.utf8.contains(UInt8(ascii: " ")) }
+            logger.debug("cluster: node \(entry.key) holds \(patterns.count - grouped) pattern(s) upstream")
+            if grouped > 0 { logger.debug("cluster: node \(entry.key) holds \(grouped) pattern(s) in groups upstream") }
         } else if acks.directory.remove(origin: entry.key) {
             logger.info("cluster: node \(entry.key) left the interest bucket")
         }

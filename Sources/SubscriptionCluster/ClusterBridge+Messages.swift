@@ -27,7 +27,7 @@ extension ClusterBridge {
             logger.debug("cluster: a publication to \(number) was not sent to the other nodes: \(error)")
             return nil
         }
-        return replyTo == nil ? nil : expectConfirmations(of: counter, to: number)
+        return replyTo == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
     }
 
     /// One more holder of `pattern`: subscribed upstream when it has no upstream subscription yet (its first holder,

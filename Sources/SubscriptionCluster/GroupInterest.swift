@@ -78,6 +78,9 @@ struct GroupInterest {
         return entry.sid
     }
 
+    /// True when a subscription holds `key`.
+    func holds(_ key: Key) -> Bool { entries[key] != nil }
+
     /// The keys held without an upstream subscription (a subscribe that failed): subscribed again at each connect.
     var unsubscribed: [Key] { entries.filter { $0.value.sid == nil }.map(\.key) }
 

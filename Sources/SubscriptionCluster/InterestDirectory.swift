@@ -1,17 +1,20 @@
 import SubscriptionWire
 
 /// Which other nodes hold which patterns upstream (docs/CLUSTER.md, step 4): what the bucket `subd_interest` says,
-/// one entry per node (its origin id), each a node's distinct upstream patterns. A publishing node waits for the
-/// confirmations of the nodes whose patterns match the number, and of no other.
+/// one entry per node (its origin id), each a node's distinct upstream patterns, plain and in queue groups. A
+/// publishing node waits for the confirmations of the nodes whose plain patterns match the number, and of one node of
+/// each group some node holds a matching pattern in (NATS picks which), and of no other.
 ///
 /// A node puts its entry again every ``ClusterAcks/heartbeat``; an entry not seen for ``silence`` is a node gone
 /// (stopped, or cut off from NATS) and is expected no longer. A plain value: times are given, in nanoseconds of a
 /// monotonic clock.
 struct InterestDirectory {
-    /// One node's patterns: exact names in a set (one lookup per publication), wildcard patterns in a list.
+    /// One node's patterns: exact names in a set (one lookup per publication), wildcard patterns in a list, and the
+    /// patterns it holds in each queue group.
     struct Node: Equatable {
         var exact: Set<String>
         var wildcards: [String]
+        var groups: [ExactName: [String]] = [:]
         /// When its entry was last seen.
         var seen: UInt64
     }
@@ -22,12 +25,21 @@ struct InterestDirectory {
     /// The other nodes, by origin id.
     private(set) var nodes: [String: Node] = [:]
 
-    /// A node's entry was put (or loaded): its patterns are these from now on. Returns true when the node is new.
+    /// A node's entry was put (or loaded): its patterns (plain, and ``groupLine(pattern:group:)`` for those held in
+    /// a group) are these from now on. Returns true when the node is new.
     @discardableResult
     mutating func update(origin: String, patterns: [String], now: UInt64) -> Bool {
         var node = Node(exact: [], wildcards: [], seen: now)
         // A name that breaks the rules (no node sends one) is skipped.
-        for pattern in patterns {
+        for line in patterns {
+            if let space = line.utf8.firstIndex(of: UInt8(ascii: " ")) {
+                let pattern = String(line[..<space])
+                let group = String(line[line.utf8.index(after: space)...])
+                guard !group.isEmpty, (try? Names.checkPattern(pattern)) != nil else { continue }
+                node.groups[ExactName(group), default: []].append(pattern)
+                continue
+            }
+            let pattern = line
             guard let isWildcard = try? Names.checkPattern(pattern) else { continue }
             if isWildcard { node.wildcards.append(pattern) } else { node.exact.insert(pattern) }
         }
@@ -60,6 +72,22 @@ struct InterestDirectory {
         }
         return found
     }
+
+    /// The queue groups, held by nodes heard from within ``silence``, with a pattern matching `number`: each gets a
+    /// publication to it once, on one of those nodes (NATS picks which).
+    func expectedGroups(for number: String, now: UInt64) -> Set<ExactName> {
+        var found: Set<ExactName> = []
+        for node in nodes.values where now &- node.seen <= Self.silence {
+            for (group, patterns) in node.groups
+            where patterns.contains(where: { Names.matches(pattern: $0, number: number) }) {
+                found.insert(group)
+            }
+        }
+        return found
+    }
+
+    /// The line of an entry that says its node holds `pattern` in queue group `group` (a group name holds no space).
+    static func groupLine(pattern: String, group: String) -> String { pattern + " " + group }
 
     /// An entry's value: the patterns, one per line (a pattern holds no control byte), sorted.
     static func encode(_ patterns: some Sequence<String>) -> [UInt8] {

@@ -1,11 +1,15 @@
+import SubscriptionWire
+
 /// The publications of this node whose `+OK <receivers>` waits for other nodes (docs/CLUSTER.md, step 4): per
-/// publication (its `Subd-Id` counter, the ticket), the nodes expected to confirm, the receivers confirmed so far, and
-/// the answer to give once every expected node confirmed or the timeout passed.
+/// publication (its `Subd-Id` counter, the ticket), the nodes expected to confirm their plain copy, the queue groups
+/// expected to confirm their copy, the receivers confirmed so far, and the answer to give once every expected node
+/// and group confirmed or the timeout passed.
 ///
 /// A node confirms each copy it used once: the copy of its plain subscription (the node's own confirmation, the one
 /// an expected node is waited for) and the copy of each queue group it served (`part`, the group: those serve other
-/// sessions, docs/CLUSTER.md step 3). A second confirmation of one node and part is ignored, so the sum never counts a
-/// receiver twice. A confirmation from a node that was not expected (its
+/// sessions, docs/CLUSTER.md step 3). NATS gives a group's copy to one node of the group, not known in advance, so an
+/// expected group is met by its first confirmation from any node. A second confirmation of one node and part is
+/// ignored, so the sum never counts a receiver twice. A confirmation from a node that was not expected (its
 /// interest had not reached this node yet) is counted when it comes before the answer. A confirmation after the answer
 /// is late: it is not counted, the caller counts it in STATS. A plain value; the bridge runs the timer and the answer.
 struct PendingAcks {
@@ -15,12 +19,19 @@ struct PendingAcks {
     /// One publication waiting.
     private struct Entry {
         var expected: Set<String>
+        /// The queue groups expected to confirm their copy (on whichever node NATS gave it to).
+        var expectedGroups: Set<ExactName>
+        /// The groups whose copy confirmed, on any node.
+        var groupsMet: Set<ExactName> = []
         /// The nodes whose plain copy confirmed.
         var confirmed: Set<String> = []
         /// The (node, group) copies that confirmed.
         var groupsConfirmed: Set<String> = []
         var receivers = 0
         var answer: Answer?
+
+        /// True once every expected node and group confirmed.
+        var isComplete: Bool { expected.isSubset(of: confirmed) && expectedGroups.isSubset(of: groupsMet) }
     }
 
     /// What a confirmation did.
@@ -44,12 +55,12 @@ struct PendingAcks {
     /// Publications waiting.
     var count: Int { entries.count }
 
-    /// Starts waiting for `ticket`'s confirmations from `nodes` (not empty). False when ``limit`` publications wait
-    /// already: the caller answers at once.
-    mutating func expect(_ ticket: UInt64, from nodes: Set<String>) -> Bool {
-        precondition(!nodes.isEmpty, "a publication no other node is expected to confirm does not wait")
+    /// Starts waiting for `ticket`'s confirmations from `nodes` (their plain copies) and `groups` (one copy each, on
+    /// any node), not both empty. False when ``limit`` publications wait already: the caller answers at once.
+    mutating func expect(_ ticket: UInt64, from nodes: Set<String>, groups: Set<ExactName> = []) -> Bool {
+        precondition(!nodes.isEmpty || !groups.isEmpty, "a publication nobody is expected to confirm does not wait")
         guard entries.count < Self.limit else { return false }
-        entries[ticket] = Entry(expected: nodes)
+        entries[ticket] = Entry(expected: nodes, expectedGroups: groups)
         return true
     }
 
@@ -58,7 +69,7 @@ struct PendingAcks {
     /// while it goes on.
     mutating func attach(_ answer: @escaping Answer, to ticket: UInt64) -> Int? {
         guard var entry = entries[ticket] else { return 0 }
-        if entry.expected.isSubset(of: entry.confirmed) {
+        if entry.isComplete {
             entries[ticket] = nil
             return entry.receivers
         }
@@ -68,16 +79,17 @@ struct PendingAcks {
     }
 
     /// `node` confirmed `receivers` for `ticket`: for the copy of its plain subscription, or with `group` for the copy
-    /// of that queue group (counted, but no node is waited for because of one).
+    /// of that queue group (which meets the group, whichever node confirms it).
     mutating func confirm(_ ticket: UInt64, by node: String, group: String? = nil, receivers: Int) -> Confirmation {
         guard var entry = entries[ticket] else { return .late }
         if let group {
             guard entry.groupsConfirmed.insert(node + " " + group).inserted else { return .duplicate }
+            entry.groupsMet.insert(ExactName(group))
         } else {
             guard entry.confirmed.insert(node).inserted else { return .duplicate }
         }
         entry.receivers += receivers
-        if let answer = entry.answer, entry.expected.isSubset(of: entry.confirmed) {
+        if let answer = entry.answer, entry.isComplete {
             entries[ticket] = nil
             return .complete(answer, receivers: entry.receivers)
         }

@@ -110,4 +110,78 @@ final class ClusterAckTests: ClusterTestCase {
             try stats(publisher)["cluster_late_acks"] == "2"
         }
     }
+
+    /// Queue groups in the count (issue 23, item 2): a node that holds only group members is expected, once per group
+    /// (NATS gives each group's copy to one of its nodes), and a group the publishing node served itself is not
+    /// waited for. `ack_timeout: 1` on node1, so a count that waited for the timeout is seen in STATS, and every count
+    /// is exact, not a race against the confirmations.
+    func testANodeHoldingOnlyGroupMembersIsExpectedAndCounted() throws {
+        let nodes = try startCluster(logLevel: "debug") { index in
+            [["  ack: all", "  ack_timeout: 1"], [], []][index]
+        }
+        for node in nodes {
+            try eventually("\(node.server) opened the interest bucket", timeout: 30) {
+                node.log.contains("interest bucket subd_interest open")
+            }
+        }
+        let publisher = try connect(nodes[0], "publisher on node1")
+        XCTAssertEqual(try publisher.command("CREATE GRP.N"), .ok("created"))
+        // node3 holds group members only: `workers` on GRP.N, `audit` on GRP.>.
+        let worker3 = try connect(nodes[2], "workers member on node3")
+        let audit3 = try connect(nodes[2], "audit member on node3")
+        XCTAssertEqual(try worker3.command("SUB GRP.N group=workers"), .ok())
+        XCTAssertEqual(try audit3.command("SUB GRP.> group=audit"), .ok())
+        try eventually("node1 knows from the interest bucket that node3 holds two patterns in groups", timeout: 10) {
+            logLines(nodes[0]).contains {
+                $0.contains("node node3-") && $0.hasSuffix("holds 2 pattern(s) in groups upstream")
+            }
+        }
+        try eventually("node3's queue subscriptions reached node1's NATS server", timeout: 10) {
+            try knowsQueue(natsServers[0], "subd.m.GRP.N", "workers", count: 1)
+                && knowsQueue(natsServers[0], "subd.m.GRP.>", "audit", count: 1)
+        }
+        for index in 0..<20 {
+            XCTAssertEqual(try publisher.command("SEND GRP.N only\(index)"), .ok("2"), "node3's two groups, one each")
+        }
+        for member in [worker3, audit3] {
+            XCTAssertEqual(try member.pushesBeforePing().compactMap(\.message).count, 20, member.label)
+        }
+
+        // node2 adds a plain subscriber and a `workers` member: each publication reaches the plain subscriber, one
+        // `workers` member (node2's or node3's, NATS picks) and node3's `audit` member.
+        let plain2 = try connect(nodes[1], "plain subscriber on node2")
+        let worker2 = try connect(nodes[1], "workers member on node2")
+        try subscribe(plain2, "GRP.N")
+        XCTAssertEqual(try worker2.command("SUB GRP.N group=workers"), .ok())
+        try eventually("node1 knows node2's plain pattern and its pattern in a group", timeout: 10) {
+            sees(nodes[0], "node2", holding: 1)
+                && logLines(nodes[0]).contains {
+                    $0.contains("node node2-") && $0.hasSuffix("holds 1 pattern(s) in groups upstream")
+                }
+        }
+        try eventually("node2's subscriptions reached node1's NATS server", timeout: 10) {
+            try knows(natsServers[0], "subd.m.GRP.N", count: 1)
+                && knowsQueue(natsServers[0], "subd.m.GRP.N", "workers", count: 2)
+        }
+        for index in 0..<50 {
+            XCTAssertEqual(try publisher.command("SEND GRP.N mixed\(index)"), .ok("3"), "plain, workers and audit")
+        }
+        XCTAssertEqual(try plain2.pushesBeforePing().compactMap(\.message).count, 50)
+        XCTAssertEqual(try audit3.pushesBeforePing().compactMap(\.message).count, 50)
+        let workers = try [worker2, worker3].map { try $0.pushesBeforePing().compactMap(\.message).count }
+        XCTAssertEqual(workers.reduce(0, +), 50, "one workers member per publication: \(workers)")
+
+        // A `workers` member on node1: node1 serves that group itself and names it, so only `audit` and node2's plain
+        // copy are waited for; no answer waits for the timeout.
+        let worker1 = try connect(nodes[0], "workers member on node1")
+        XCTAssertEqual(try worker1.command("SUB GRP.N group=workers"), .ok())
+        for index in 0..<20 {
+            XCTAssertEqual(try publisher.command("SEND GRP.N served\(index)"), .ok("3"), "node1's member, plain, audit")
+        }
+        XCTAssertEqual(try worker1.pushesBeforePing().compactMap(\.message).count, 20)
+        let values = try stats(publisher)
+        XCTAssertEqual(values["cluster_acks_waited"], "90")
+        XCTAssertEqual(values["cluster_ack_timeouts"], "0")
+        XCTAssertEqual(values["cluster_late_acks"], "0")
+    }
 }

@@ -34,4 +34,21 @@ final class InterestDirectoryTests: XCTestCase {
         XCTAssertEqual(InterestDirectory.decode(value), ["$x", "A", "b.>"])
         XCTAssertEqual(InterestDirectory.decode([]), [])
     }
+
+    /// A node's patterns in queue groups expect their group, once, whichever node holds it; they do not expect the
+    /// node's plain copy.
+    func testPatternsInGroupsExpectTheirGroups() {
+        var directory = InterestDirectory()
+        let line = InterestDirectory.groupLine(pattern: "JOBS.*", group: "workers")
+        XCTAssertEqual(line, "JOBS.* workers")
+        directory.update(
+            origin: "b", patterns: [line, InterestDirectory.groupLine(pattern: ">", group: "audit")], now: 0)
+        directory.update(
+            origin: "c", patterns: ["JOBS.a", InterestDirectory.groupLine(pattern: "JOBS.a", group: "workers")], now: 0)
+        directory.update(origin: "d", patterns: ["A.. broken", " nopattern"], now: 0)
+        XCTAssertEqual(directory.expected(for: "JOBS.a", now: 1), ["c"], "b holds groups only")
+        XCTAssertEqual(directory.expectedGroups(for: "JOBS.a", now: 1), ["workers", "audit"])
+        XCTAssertEqual(directory.expectedGroups(for: "OTHER", now: 1), ["audit"])
+        XCTAssertEqual(directory.expectedGroups(for: "JOBS.a", now: InterestDirectory.silence + 1), [], "silent")
+    }
 }

@@ -78,4 +78,25 @@ final class PendingAcksTests: XCTestCase {
         }
         XCTAssertEqual(receivers, 4)
     }
+
+    /// An expected group is met by its first copy's confirmation, from any node; a second node's copy of the group
+    /// (another pattern) is still counted while the answer waits.
+    func testAnExpectedGroupIsMetByAnyNode() {
+        var pending = PendingAcks()
+        XCTAssertTrue(pending.expect(3, from: [], groups: ["workers", "audit"]))
+        XCTAssertNil(pending.attach({ _ in }, to: 3))
+        guard case .counted = pending.confirm(3, by: "c", group: "workers", receivers: 1) else {
+            return XCTFail("workers met; audit still awaited")
+        }
+        guard case .counted = pending.confirm(3, by: "b", group: "workers", receivers: 1) else {
+            return XCTFail("b's copy of workers counted too")
+        }
+        guard case .complete(_, let receivers) = pending.confirm(3, by: "b", group: "audit", receivers: 1) else {
+            return XCTFail("audit completes the wait")
+        }
+        XCTAssertEqual(receivers, 3)
+        XCTAssertTrue(pending.expect(4, from: [], groups: ["g"]))
+        _ = pending.confirm(4, by: "b", group: "g", receivers: 0)
+        XCTAssertEqual(pending.attach({ _ in }, to: 4), 0, "met before the answer was attached: answered at once")
+    }
 }
