@@ -3,11 +3,7 @@ import SubscriptionWire
 extension CommandParser {
     /// Appends bytes received from the peer. Dropped once the parser is finished.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        withWritableTail(minimumCapacity: bytes.count) { space in
-            space.copyMemory(from: bytes)
-            return bytes.count
-        }
+        if !isFinished { input.append(bytes) }
     }
 
     /// Appends bytes received from the peer. Dropped once the parser is finished.
@@ -27,17 +23,13 @@ extension CommandParser {
         minimumCapacity: Int,
         _ body: (UnsafeMutableRawBufferPointer) throws -> Int
     ) rethrows -> Int {
-        let written = try ReadBuffer.withWritableTail(
-            &buffer, readIndex: &readIndex, writeIndex: &writeIndex, minimumCapacity: minimumCapacity, body)
-        if case .finished = state { return written }
-        writeIndex += written
-        return written
+        try input.withWritableTail(minimumCapacity: minimumCapacity, commit: !isFinished, body)
     }
 }
 
 extension CommandParser {
     /// True when the parser holds no bytes (no partial command), so its storage may be exchanged.
-    public var isEmpty: Bool { readIndex == writeIndex }
+    public var isEmpty: Bool { input.readIndex == input.writeIndex }
 
     /// Swaps the parser's storage with `spare` when the parser holds no bytes; does nothing otherwise.
     ///
@@ -45,19 +37,17 @@ extension CommandParser {
     /// session takes it before read(2) and gives it back when its commands left nothing behind, so an idle session
     /// holds no read buffer at all. The contents of both arrays are irrelevant (nothing is buffered).
     public mutating func exchangeStorage(with spare: inout [UInt8]) {
-        guard readIndex == writeIndex else { return }
-        readIndex = 0
-        writeIndex = 0
+        guard input.readIndex == input.writeIndex else { return }
+        input.readIndex = 0
+        input.writeIndex = 0
         scanned = 0
-        swap(&buffer, &spare)
+        swap(&input.bytes, &spare)
     }
 
     /// Frees the storage when the parser holds no bytes (an idle connection keeps no read buffer).
     public mutating func releaseStorageIfEmpty() {
-        guard readIndex == writeIndex else { return }
-        readIndex = 0
-        writeIndex = 0
+        guard input.count == 0 else { return }
         scanned = 0
-        buffer = []
+        input.releaseStorageIfEmpty()
     }
 }

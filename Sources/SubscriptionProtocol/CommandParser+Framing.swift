@@ -23,7 +23,9 @@ extension CommandParser {
     /// a `TOOBIG` failure when the line is (or must become) longer than `maxLine`.
     mutating func takeLine() -> Result<LineSpan, ProtocolError>? {
         let maxLine = limits.maxLine
-        switch ReadBuffer.nextLine(in: buffer, from: readIndex, to: writeIndex, scanned: &scanned, maxLine: maxLine) {
+        switch ReadBuffer.nextLine(
+            in: input.bytes, from: input.readIndex, to: input.writeIndex, scanned: &scanned, maxLine: maxLine)
+        {
         case .line(let content, let end): return .success(LineSpan(content: content, end: end))
         case .incomplete: return nil
         case .tooLong: return .failure(Self.lineTooLong(maxLine))
@@ -33,23 +35,23 @@ extension CommandParser {
     /// Finishes the `PUB` whose line starts at `readIndex` once its payload and the LF (or CR LF) after it
     /// are buffered. Nil while bytes are missing.
     mutating func takePayload(_ pending: PendingPublish) -> Result<Command, ProtocolError>? {
-        let payloadStart = readIndex + pending.payloadOffset
+        let payloadStart = input.readIndex + pending.payloadOffset
         let payloadEnd = payloadStart + pending.payloadCount
-        guard writeIndex > payloadEnd else { return nil }
+        guard input.writeIndex > payloadEnd else { return nil }
         let frameEnd: Int
-        switch buffer[payloadEnd] {
+        switch input.bytes[payloadEnd] {
         case ASCII.lf:
             frameEnd = payloadEnd + 1
         case ASCII.cr:
-            guard writeIndex > payloadEnd + 1 else { return nil }
-            guard buffer[payloadEnd + 1] == ASCII.lf else { return fail(Self.noLFAfterPayload(pending)) }
+            guard input.writeIndex > payloadEnd + 1 else { return nil }
+            guard input.bytes[payloadEnd + 1] == ASCII.lf else { return fail(Self.noLFAfterPayload(pending)) }
             frameEnd = payloadEnd + 2
         default:
             return fail(Self.noLFAfterPayload(pending))
         }
-        let numberStart = readIndex + pending.numberOffset
-        let numberBytes = buffer[numberStart..<(numberStart + pending.numberCount)]
-        readIndex = frameEnd
+        let numberStart = input.readIndex + pending.numberOffset
+        let numberBytes = input.bytes[numberStart..<(numberStart + pending.numberCount)]
+        input.readIndex = frameEnd
         state = .awaitingLine
         // The PUB's pairs (or their error) are taken now, whatever comes next, so none is left for the next PUB.
         var info: [InfoPair] = []
@@ -73,7 +75,7 @@ extension CommandParser {
             failedVerb = .pub
             return .failure(infoError)
         }
-        return .success(.publish(number: number, payload: buffer[payloadStart..<payloadEnd], info: info))
+        return .success(.publish(number: number, payload: input.bytes[payloadStart..<payloadEnd], info: info))
     }
 
     static func lineTooLong(_ maxLine: Int) -> ProtocolError {

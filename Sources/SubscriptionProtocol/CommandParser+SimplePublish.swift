@@ -24,13 +24,13 @@ extension CommandParser {
     /// The simple `PUB` at `readIndex`, consumed, or nil (nothing consumed) for anything the general path must see.
     /// Called only while a line is awaited.
     mutating func takeSimplePublish() -> Command? {
-        let available = writeIndex - readIndex
+        let available = input.writeIndex - input.readIndex
         // "PUB n 0" LF LF is the shortest.
         guard available >= 9 else { return nil }
         let maxLine = limits.maxLine
         let maxPayload = limits.maxPayload
-        let start = readIndex
-        let found: SimplePublish? = buffer.withUnsafeBufferPointer { storage in
+        let start = input.readIndex
+        let found: SimplePublish? = input.bytes.withUnsafeBufferPointer { storage in
             // Invariant: start + available <= storage.count (writeIndex never passes the buffer's count), so every
             // read below, at an offset under `available`, is inside the buffer.
             Self.scanSimplePublish(
@@ -38,13 +38,13 @@ extension CommandParser {
                 maxPayload: maxPayload)
         }
         guard let found else { return nil }
-        let numberBytes = buffer[(start + 4)..<(start + found.numberEnd)]
+        let numberBytes = input.bytes[(start + 4)..<(start + found.numberEnd)]
         // A number not cached is checked and remembered by the general path.
         guard let number = cachedNumber(numberBytes) else { return nil }
-        readIndex = start + found.frameEnd
+        input.readIndex = start + found.frameEnd
         scanned = 0
         return .publish(
-            number: number, payload: buffer[(start + found.payloadStart)..<(start + found.payloadEnd)], info: [])
+            number: number, payload: input.bytes[(start + found.payloadStart)..<(start + found.payloadEnd)], info: [])
     }
 
     /// One past the LF or CR LF at `index` (`index < bytes.count`); nil when neither is there.

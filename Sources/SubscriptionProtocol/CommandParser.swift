@@ -61,12 +61,9 @@ public struct CommandParser {
     /// accepted keeps the payload size it announced.
     public var limits: ProtocolLimits
 
-    /// The storage; `buffer.count` is the capacity in use, bytes `readIndex..<writeIndex` are unread.
-    var buffer: [UInt8] = []
-    /// The first byte not consumed by ``next()``. While a payload is awaited, the start of its `PUB` line.
-    var readIndex = 0
-    /// One past the last byte received.
-    var writeIndex = 0
+    /// The bytes received and not yet consumed (``InputBuffer``: `input.bytes[input.readIndex..<input.writeIndex]`
+    /// are unread). While a payload is awaited, `input.readIndex` is the start of its `PUB` line.
+    var input = InputBuffer()
     /// How many bytes after `readIndex` are known to hold no LF (while a line is awaited).
     var scanned = 0
     /// What the parser waits for.
@@ -112,10 +109,10 @@ public struct CommandParser {
     }
 
     /// The bytes held and not yet consumed by ``next()`` (a pending `PUB` line included), for memory accounting.
-    public var bufferedByteCount: Int { writeIndex - readIndex }
+    public var bufferedByteCount: Int { input.writeIndex - input.readIndex }
 
     /// The bytes of storage the parser holds (at least ``bufferedByteCount``), for memory accounting.
-    public var bufferCapacity: Int { buffer.count }
+    public var bufferCapacity: Int { input.bytes.count }
 
     /// True once a failure closed the connection: ``next()`` returns nil from now on.
     public var isFinished: Bool {
@@ -139,24 +136,24 @@ public struct CommandParser {
                 case .failure(let error):
                     return fail(error)
                 case .success(let span):
-                    switch LineParser(buffer: buffer, limits: limits).parseLine(span.content) {
+                    switch LineParser(buffer: input.bytes, limits: limits).parseLine(span.content) {
                     case .blank:
-                        readIndex = span.end
+                        input.readIndex = span.end
                         continue
                     case .command(let command):
-                        readIndex = span.end
+                        input.readIndex = span.end
                         return .success(command)
                     case .failure(let error):
                         if error.closesConnection { return fail(error) }
-                        failedVerb = LineParser(buffer: buffer, limits: limits).verb(of: span.content)
-                        readIndex = span.end
+                        failedVerb = LineParser(buffer: input.bytes, limits: limits).verb(of: span.content)
+                        input.readIndex = span.end
                         return .failure(error)
                     case .publishHeader(let number, let count, let info):
                         state = .awaitingPayload(
                             PendingPublish(
-                                numberOffset: number.lowerBound - readIndex,
+                                numberOffset: number.lowerBound - input.readIndex,
                                 numberCount: number.count,
-                                payloadOffset: span.end - readIndex,
+                                payloadOffset: span.end - input.readIndex,
                                 payloadCount: count
                             ))
                         switch info {
@@ -172,8 +169,8 @@ public struct CommandParser {
     /// Ends the parse with `error`: drops every buffered byte and returns the failure.
     mutating func fail(_ error: ProtocolError) -> Result<Command, ProtocolError> {
         state = .finished
-        readIndex = 0
-        writeIndex = 0
+        input.readIndex = 0
+        input.writeIndex = 0
         scanned = 0
         return .failure(error)
     }

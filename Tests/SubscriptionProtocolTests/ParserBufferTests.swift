@@ -69,7 +69,7 @@ final class ParserBufferTests: XCTestCase {
         XCTAssertNil(parser.next())
         XCTAssertEqual(parser.bufferedByteCount, 7)
         parser.append(contentsOf: bytes("o\n"))
-        XCTAssertEqual(parser.readIndex, 0, "compacted by the append")
+        XCTAssertEqual(parser.input.readIndex, 0, "compacted by the append")
         XCTAssertEqual(parser.bufferedByteCount, 9)
         XCTAssertEqual(parser.next(), .success(.ping(text: "two")))
     }

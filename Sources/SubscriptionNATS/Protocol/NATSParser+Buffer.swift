@@ -3,11 +3,7 @@ import SubscriptionWire
 extension NATSParser {
     /// Appends bytes received from the server. Dropped once the parse has ended.
     public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-        guard !bytes.isEmpty else { return }
-        withWritableTail(minimumCapacity: bytes.count) { space in
-            space.copyMemory(from: bytes)
-            return bytes.count
-        }
+        if !isFinished { input.append(bytes) }
     }
 
     /// Appends bytes received from the server. Dropped once the parse has ended.
@@ -26,10 +22,6 @@ extension NATSParser {
         minimumCapacity: Int,
         _ body: (UnsafeMutableRawBufferPointer) throws -> Int
     ) rethrows -> Int {
-        let written = try ReadBuffer.withWritableTail(
-            &buffer, readIndex: &readIndex, writeIndex: &writeIndex, minimumCapacity: minimumCapacity, body)
-        if case .finished = state { return written }
-        writeIndex += written
-        return written
+        try input.withWritableTail(minimumCapacity: minimumCapacity, commit: !isFinished, body)
     }
 }

@@ -59,7 +59,9 @@ extension NATSParser {
     /// Finds the next complete line, scanning only bytes not scanned before. Nil when more bytes are needed.
     mutating func takeLine() -> Result<NATSLineSpan, NATSProtocolError>? {
         let maxLine = limits.maxControlLine
-        switch ReadBuffer.nextLine(in: buffer, from: readIndex, to: writeIndex, scanned: &scanned, maxLine: maxLine) {
+        switch ReadBuffer.nextLine(
+            in: input.bytes, from: input.readIndex, to: input.writeIndex, scanned: &scanned, maxLine: maxLine)
+        {
         case .line(let content, let end): return .success(NATSLineSpan(content: content, end: end))
         case .incomplete: return nil
         case .tooLong: return .failure(.lineTooLong(limit: maxLine))
@@ -72,7 +74,7 @@ extension NATSParser {
         skipBlanks(&position, content.upperBound)
         guard position < content.upperBound else { return .blank }
         let opStart = position
-        while position < content.upperBound, !isBlank(buffer[position]) { position += 1 }
+        while position < content.upperBound, !isBlank(input.bytes[position]) { position += 1 }
         let op = opStart..<position
         skipBlanks(&position, content.upperBound)
         let rest = position..<content.upperBound
@@ -83,7 +85,7 @@ extension NATSParser {
         if matches(op, "+ok") { return noArguments(rest, .ok, "+OK") }
         if matches(op, "-err") { return .frame(.error(errorText(rest))) }
         if matches(op, "info") {
-            let info: Result<NATSServerInfo, NATSProtocolError> = buffer.withUnsafeBytes { bytes in
+            let info: Result<NATSServerInfo, NATSProtocolError> = input.bytes.withUnsafeBytes { bytes in
                 do throws(NATSProtocolError) {
                     return .success(try NATSServerInfo(json: UnsafeRawBufferPointer(rebasing: bytes[rest])))
                 } catch {
@@ -95,7 +97,7 @@ extension NATSParser {
             case .failure(let error): return .failure(error)
             }
         }
-        return .failure(.unknownOperation(Self.quoted(buffer[op])))
+        return .failure(.unknownOperation(Self.quoted(input.bytes[op])))
     }
 
     /// `MSG <subject> <sid> [reply] <size>` or `HMSG <subject> <sid> [reply] <header size> <total size>`.
@@ -105,7 +107,7 @@ extension NATSParser {
         var position = rest.lowerBound
         while position < rest.upperBound {
             let start = position
-            while position < rest.upperBound, !isBlank(buffer[position]) { position += 1 }
+            while position < rest.upperBound, !isBlank(input.bytes[position]) { position += 1 }
             arguments.append(start..<position)
             skipBlanks(&position, rest.upperBound)
         }
@@ -148,8 +150,8 @@ extension NATSParser {
         let reply = hasReply ? arguments[2] : nil
         return .messageHeader(
             PendingMessage(
-                subject: (subject.lowerBound - readIndex, subject.count),
-                reply: reply.map { ($0.lowerBound - readIndex, $0.count) },
+                subject: (subject.lowerBound - input.readIndex, subject.count),
+                reply: reply.map { ($0.lowerBound - input.readIndex, $0.count) },
                 sid: sid, headerCount: headerCount, totalCount: total, bodyOffset: 0))
     }
 
@@ -161,15 +163,15 @@ extension NATSParser {
     /// The text of `-ERR 'text'` without its quotes (as it is when it has none).
     private func errorText(_ rest: Range<Int>) -> String {
         var range = rest
-        while range.upperBound > range.lowerBound, isBlank(buffer[range.upperBound - 1]) {
+        while range.upperBound > range.lowerBound, isBlank(input.bytes[range.upperBound - 1]) {
             range = range.lowerBound..<(range.upperBound - 1)
         }
-        if range.count >= 2, buffer[range.lowerBound] == UInt8(ascii: "'"),
-            buffer[range.upperBound - 1] == UInt8(ascii: "'")
+        if range.count >= 2, input.bytes[range.lowerBound] == UInt8(ascii: "'"),
+            input.bytes[range.upperBound - 1] == UInt8(ascii: "'")
         {
             range = (range.lowerBound + 1)..<(range.upperBound - 1)
         }
-        return String(decoding: buffer[range], as: UTF8.self)
+        return String(decoding: input.bytes[range], as: UTF8.self)
     }
 
     /// A decimal number of at most 19 digits (below 10^19, so it fits in UInt64); nil otherwise.
@@ -177,7 +179,7 @@ extension NATSParser {
         guard !range.isEmpty, range.count <= 19 else { return nil }
         var value: UInt64 = 0
         for index in range {
-            let byte = buffer[index]
+            let byte = input.bytes[index]
             guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
             value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
         }
@@ -189,7 +191,7 @@ extension NATSParser {
         guard range.count == word.utf8CodeUnitCount else { return false }
         var offset = 0
         for index in range {
-            let byte = buffer[index]
+            let byte = input.bytes[index]
             let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
             if lowered != word.utf8Start[offset] { return false }
             offset += 1
@@ -200,7 +202,7 @@ extension NATSParser {
     private func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
     private func skipBlanks(_ position: inout Int, _ end: Int) {
-        while position < end, isBlank(buffer[position]) { position += 1 }
+        while position < end, isBlank(input.bytes[position]) { position += 1 }
     }
 
     /// At most 32 bytes of `bytes`, control bytes and non-ASCII as `?`, for a message.

@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// The client side of the NATS protocol: turns the bytes a server sends into ``NATSServerFrame`` values. Pure: no
 /// sockets, no Dispatch.
 ///
@@ -38,12 +40,9 @@ public struct NATSParser {
     /// The limits in force (a message whose line was accepted keeps the size it announced).
     public var limits: Limits
 
-    /// The storage; bytes `readIndex..<writeIndex` are unread.
-    var buffer: [UInt8] = []
-    /// The first byte not consumed. While a payload is awaited, the start of its `MSG`/`HMSG` line.
-    var readIndex = 0
-    /// One past the last byte received.
-    var writeIndex = 0
+    /// The bytes received and not yet consumed (``InputBuffer``: `input.bytes[input.readIndex..<input.writeIndex]`
+    /// are unread). While a payload is awaited, `input.readIndex` is the start of its `MSG`/`HMSG` line.
+    var input = InputBuffer()
     /// How many bytes after `readIndex` are known to hold no LF (while a line is awaited).
     var scanned = 0
     /// What the parser waits for.
@@ -81,7 +80,7 @@ public struct NATSParser {
     }
 
     /// The bytes held and not consumed (a partial frame), for memory accounting.
-    public var bufferedByteCount: Int { writeIndex - readIndex }
+    public var bufferedByteCount: Int { input.writeIndex - input.readIndex }
 
     /// True once an error ended the parse.
     public var isFinished: Bool {
@@ -105,15 +104,15 @@ public struct NATSParser {
                 case .success(let span):
                     switch parseLine(span.content) {
                     case .blank:
-                        readIndex = span.end
+                        input.readIndex = span.end
                     case .frame(let frame):
-                        readIndex = span.end
+                        input.readIndex = span.end
                         if case .info(let info) = frame { limits.maxPayload = info.maxPayload }
                         return .success(frame)
                     case .failure(let error):
                         return fail(error)
                     case .messageHeader(var pending):
-                        pending.bodyOffset = span.end - readIndex
+                        pending.bodyOffset = span.end - input.readIndex
                         state = .awaitingPayload(pending)
                     }
                 }
@@ -124,19 +123,19 @@ public struct NATSParser {
     /// Ends the parse with `error`: every buffered byte is dropped.
     mutating func fail(_ error: NATSProtocolError) -> Result<NATSServerFrame, NATSProtocolError> {
         state = .finished
-        readIndex = 0
-        writeIndex = 0
+        input.readIndex = 0
+        input.writeIndex = 0
         scanned = 0
-        buffer = []
+        input.bytes = []
         return .failure(error)
     }
 
     /// Starts over with an empty buffer and the same limits (a new connection).
     public mutating func reset() {
         state = .awaitingLine
-        readIndex = 0
-        writeIndex = 0
+        input.readIndex = 0
+        input.writeIndex = 0
         scanned = 0
-        buffer.removeAll(keepingCapacity: true)
+        input.bytes.removeAll(keepingCapacity: true)
     }
 }
