@@ -27,8 +27,8 @@ final class Session: Customer, @unchecked Sendable {
 
     /// The session id shown in HELLO's reply.
     let id: UInt64
-    /// The socket.
-    let fd: Int32
+    /// The socket (its transport's).
+    var fd: Int32 { transport.fd }
     /// True for a TCP connection (keepalive applies), false for a Unix socket.
     let isTCP: Bool
     /// The peer's address (`127.0.0.1:51000`, `unix`), for logs and `$SYS` notifications.
@@ -126,7 +126,6 @@ final class Session: Customer, @unchecked Sendable {
         webSocket: WebSocketTransport? = nil
     ) {
         self.id = id
-        self.fd = fd
         self.isTCP = isTCP
         self.transport = SessionTransport(fd: fd, tls: tls, webSocket: webSocket)
         self.peerAddress = peerAddress
@@ -348,16 +347,21 @@ final class Session: Customer, @unchecked Sendable {
                 loop.traffic.bytesIn += UInt64(n)
                 lastInputAt = MonotonicClock.nanoseconds()
                 var close: (reason: CloseReason, goodbye: [UInt8], problem: String?)?
+                var queued = false
                 transport.takeInput(into: &parser) { input in
                     switch input {
-                    case .send(let bytes): queueAsIs(bytes)
+                    case .send(let bytes):
+                        queueAsIs(bytes)
+                        queued = true
                     case .close(let reason, let goodbye, let problem): close = (reason, goodbye, problem)
                     }
                 }
                 // What the transport queued (pongs) counts as a command's output: a client that only pings and never
                 // reads is paused as one that only sends PING (its output is bounded by the pause mark).
-                let actions = machine.commandRan(outputHeld: output.heldBytes)
-                if !actions.isEmpty { perform(actions) }
+                if queued {
+                    let actions = machine.commandRan(outputHeld: output.heldBytes)
+                    if !actions.isEmpty { perform(actions) }
+                }
                 // The commands that came before a close frame (or a bad one) in the same read run first, and its
                 // goodbye goes out after their replies, as on TCP the bytes before a FIN are served.
                 processCommands()

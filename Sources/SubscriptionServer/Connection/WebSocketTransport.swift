@@ -1,6 +1,7 @@
 import SubscriptionProtocol
 import SubscriptionSystem
 import SubscriptionWebSocket
+import SubscriptionWire
 
 /// The WebSocket layer of a session on a `ws://` or `wss://` listener (RFC 6455), between the socket (or its TLS
 /// session) and the line protocol: first the HTTP/1.1 upgrade, then binary or text messages whose bytes are the line
@@ -36,7 +37,7 @@ final class WebSocketTransport {
     /// The frames after the upgrade.
     private var decoder: WebSocketFrameDecoder
     /// The bytes of the head as read, until it is complete.
-    private var headBuffer: [UInt8] = []
+    private var headBuffer = InputBuffer()
     /// Where the session's output is cut into frames.
     var framing = WebSocketStreamFraming()
     /// True once a close frame was queued: nothing is framed after it, and no second one is sent.
@@ -73,12 +74,7 @@ final class WebSocketTransport {
             SessionTransport.read(fd, tls, into: space, outcome: &outcome)
         }
         if head != nil {
-            let start = headBuffer.count
-            headBuffer.append(contentsOf: repeatElement(0, count: Self.headReadSize))
-            let count = headBuffer.withUnsafeMutableBytes {
-                body(UnsafeMutableRawBufferPointer(rebasing: $0[start...]))
-            }
-            headBuffer.removeLast(Self.headReadSize - count)
+            headBuffer.withWritableTail(minimumCapacity: Self.headReadSize, body)
         } else {
             decoder.withWritableTail(minimumCapacity: 65_536, body)
         }
@@ -145,20 +141,21 @@ final class WebSocketTransport {
     private func takeHead() -> Input? {
         guard var parser = head else { return nil }
         let before = parser.headBytes
-        let outcome = parser.consume(headBuffer)
+        let unread = headBuffer.bytes[headBuffer.readIndex..<headBuffer.writeIndex]
+        let outcome = parser.consume(unread)
         head = parser
         switch outcome {
         case .needMore:
-            headBuffer.removeAll(keepingCapacity: true)
+            headBuffer.readIndex = headBuffer.writeIndex
             return nil
         case .failed(let error):
             head = nil
             isCloseQueued = true
             return .refused(response: MetricsRoute.response(to: error).encoded(), reason: "\(error)")
         case .complete(let request):
-            let rest = headBuffer[(parser.headBytes - before)...]
+            let rest = unread.dropFirst(parser.headBytes - before)
             if !rest.isEmpty { decoder.append(contentsOf: rest) }
-            headBuffer = []
+            headBuffer = InputBuffer()
             head = nil
             let upgrade = WebSocketUpgradeRequest(
                 method: request.method, target: request.target, minorVersion: request.minorVersion,
