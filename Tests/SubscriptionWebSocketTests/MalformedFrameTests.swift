@@ -1,3 +1,4 @@
+import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionWebSocket

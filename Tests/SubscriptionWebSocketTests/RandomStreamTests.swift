@@ -1,3 +1,4 @@
+import SubscriptionWire
 import TestSupport
 import XCTest
 

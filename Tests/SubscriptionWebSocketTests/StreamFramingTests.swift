@@ -1,4 +1,5 @@
 import SubscriptionWebSocket
+import SubscriptionWire
 import TestSupport
 import XCTest
 
