@@ -155,9 +155,7 @@ let package = Package(
         ),
         // The WebSocket codec: RFC 6455's examples, every refusal with its close code or HTTP status, each decoder
         // test fed whole, a byte at a time and in seeded random chunks.
-        .testTarget(
-            name: "SubscriptionWebSocketTests",
-            dependencies: ["SubscriptionWebSocket", "SubscriptionWire", "TestSupport"]),
+        .testTarget(name: "SubscriptionWebSocketTests", dependencies: ["SubscriptionWebSocket", "TestSupport"]),
         .testTarget(
             name: "SubscriptionClientTests",
             dependencies: ["SubscriptionClient", "SubscriptionWire", "SubscriptionSystem", "TestSupport"]

@@ -63,7 +63,7 @@ public struct CommandParser {
 
     /// The bytes received and not yet consumed (``InputBuffer``: `input.bytes[input.readIndex..<input.writeIndex]`
     /// are unread). While a payload is awaited, `input.readIndex` is the start of its `PUB` line.
-    public var input = InputBuffer()
+    var input = InputBuffer()
     /// How many bytes after `readIndex` are known to hold no LF (while a line is awaited).
     var scanned = 0
     /// What the parser waits for.

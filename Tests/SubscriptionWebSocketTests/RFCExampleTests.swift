@@ -1,4 +1,3 @@
-import SubscriptionWire
 import XCTest
 
 @testable import SubscriptionWebSocket

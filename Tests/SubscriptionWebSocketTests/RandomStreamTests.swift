@@ -1,4 +1,3 @@
-import SubscriptionWire
 import TestSupport
 import XCTest
 

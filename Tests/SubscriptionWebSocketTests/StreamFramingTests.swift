@@ -1,5 +1,4 @@
 import SubscriptionWebSocket
-import SubscriptionWire
 import TestSupport
 import XCTest
 

@@ -42,7 +42,7 @@ public struct NATSParser {
 
     /// The bytes received and not yet consumed (``InputBuffer``: `input.bytes[input.readIndex..<input.writeIndex]`
     /// are unread). While a payload is awaited, `input.readIndex` is the start of its `MSG`/`HMSG` line.
-    public var input = InputBuffer()
+    var input = InputBuffer()
     /// How many bytes after `readIndex` are known to hold no LF (while a line is awaited).
     var scanned = 0
     /// What the parser waits for.
@@ -139,5 +139,3 @@ public struct NATSParser {
         input.bytes.removeAll(keepingCapacity: true)
     }
 }
-
-extension NATSParser: BufferedDecoder {}

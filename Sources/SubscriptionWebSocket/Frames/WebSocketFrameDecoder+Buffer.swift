@@ -1,6 +1,27 @@
 import SubscriptionWire
 
-extension WebSocketFrameDecoder: BufferedDecoder {
+extension WebSocketFrameDecoder {
+    /// Appends bytes received from the client. Dropped once the decoder is finished.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if !isFinished { input.append(bytes) }
+    }
+
+    /// Appends bytes received from the client. Dropped once the decoder is finished.
+    public mutating func append<S: Sequence>(contentsOf bytes: S) where S.Element == UInt8 {
+        Array(bytes).withUnsafeBytes { append($0) }
+    }
+
+    /// Lets the caller read(2) (or `SSL_read`) straight into the decoder's buffer: at least `minimumCapacity` free
+    /// bytes at the tail, `body` called with them, the count it returns kept (0...space.count); once the decoder is
+    /// finished, read and dropped. Returns `body`'s count. If `body` throws, nothing is kept.
+    @discardableResult
+    public mutating func withWritableTail(
+        minimumCapacity: Int,
+        _ body: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) rethrows -> Int {
+        try input.withWritableTail(minimumCapacity: minimumCapacity, commit: !isFinished, body)
+    }
+
     /// Frees the storage when the decoder holds no bytes (an idle connection keeps no read buffer).
     public mutating func releaseStorageIfEmpty() {
         input.releaseStorageIfEmpty()

@@ -34,7 +34,7 @@ public struct WebSocketFrameDecoder {
     public var limits: WebSocketLimits
 
     /// The bytes received and not yet consumed by ``next()``.
-    public var input = InputBuffer()
+    var input = InputBuffer()
     /// The storage of ``input``; bytes `readIndex..<writeIndex` are unread.
     var buffer: [UInt8] {
         get { input.bytes }
