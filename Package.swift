@@ -33,6 +33,8 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
         // FilePath for the configuration file's provider (swift-configuration takes one).
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        // Deque for a session's replies in flight and the cluster's deadlines (already under swift-configuration).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
         // The wire's rules, written once: number and pattern names and their matching, client names, info pairs,
@@ -80,6 +82,7 @@ let package = Package(
                 "SubscriptionWire", "SubscriptionSystem", "SubscriptionWebSocket",
                 "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // A Swift client for the protocol (async/await), checking what it sends with the wire's rules.
@@ -116,6 +119,7 @@ let package = Package(
             dependencies: [
                 "SubscriptionServer", "SubscriptionNATS", "SubscriptionProtocol", "SubscriptionWire",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(

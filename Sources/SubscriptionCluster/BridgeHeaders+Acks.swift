@@ -1,29 +1,72 @@
 /// The confirmations of the cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4): a publication waiting for them
-/// carries the reply subject `subd.ack.<origin>`; a node that delivers it publishes there
-/// `<counter> <its origin> <receivers>` for the copy of its plain subscription, and `<counter> <its origin>
-/// <receivers> <group>` for the copy of a queue group's (docs/CLUSTER.md, steps 3 and 4: the two copies serve
-/// different sessions, so each is confirmed and counted on its own). Written and read only here.
+/// carries the reply subject `subd.ack.<origin>`; a node that delivers it confirms there `<counter> <its origin>
+/// <receivers>` for the copy of its plain subscription, and `<counter> <its origin> <receivers> <group>` for the copy
+/// of a queue group's (docs/CLUSTER.md, steps 3 and 4: the two copies serve different sessions, so each is confirmed
+/// and counted on its own). A node sends the confirmations of one turn to one subject together, one per line (`LF`
+/// between them), in one NATS message. Written and read only here.
 extension BridgeHeaders {
+    /// One confirmation.
+    struct Confirmation: Equatable {
+        /// The publication's counter (`Subd-Id`), the ticket it waits under.
+        var counter: UInt64
+        /// The confirming node's origin id.
+        var origin: String
+        /// The sessions the copy was queued for there.
+        var receivers: Int
+        /// The queue group whose copy this is; nil for the plain copy.
+        var group: String?
+    }
+
     /// The subject prefix of confirmations.
     static let ackPrefix = "subd.ack."
 
     /// The subject a node's confirmations come to.
     static func ackSubject(of origin: String) -> String { ackPrefix + origin }
 
-    /// A confirmation's payload.
-    static func encodeConfirmation(counter: UInt64, origin: String, receivers: Int, group: String? = nil) -> [UInt8] {
-        Array("\(counter) \(origin) \(receivers)\(group.map { " " + $0 } ?? "")".utf8)
+    /// Appends a confirmation's line to `batch` (after a `LF` when it holds one already).
+    static func appendConfirmation(
+        counter: UInt64, origin: String, receivers: Int, group: String? = nil, to batch: inout [UInt8]
+    ) {
+        if !batch.isEmpty { batch.append(UInt8(ascii: "\n")) }
+        batch.append(contentsOf: "\(counter) \(origin) \(receivers)".utf8)
+        if let group {
+            batch.append(UInt8(ascii: " "))
+            batch.append(contentsOf: group.utf8)
+        }
     }
 
-    /// What a confirmation says; nil for a payload that is not one.
-    static func decodeConfirmation(
-        _ payload: [UInt8]
-    ) -> (counter: UInt64, origin: String, receivers: Int, group: String?)? {
-        let words = payload.split(separator: UInt8(ascii: " "))
-        guard words.count == 3 || words.count == 4, let counter = UInt64(String(decoding: words[0], as: UTF8.self)),
-            let receivers = Int(String(decoding: words[2], as: UTF8.self)), receivers >= 0
+    /// The confirmations of a batch, in order; nil when a line is not one (the whole batch is ignored: no node sent
+    /// it).
+    static func decodeConfirmations(_ payload: [UInt8]) -> [Confirmation]? {
+        var confirmations: [Confirmation] = []
+        for line in payload.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            guard let confirmation = decodeConfirmation(line) else { return nil }
+            confirmations.append(confirmation)
+        }
+        return confirmations
+    }
+
+    /// One line: three or four words, the counter and the receivers decimal digits.
+    private static func decodeConfirmation(_ line: ArraySlice<UInt8>) -> Confirmation? {
+        let words = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
+        guard words.count == 3 || words.count == 4, !words[1].isEmpty, let counter = decimal(words[0]),
+            let receivers = decimal(words[2]), receivers <= UInt64(Int.max)
         else { return nil }
-        let group = words.count == 4 ? String(decoding: words[3], as: UTF8.self) : nil
-        return (counter, String(decoding: words[1], as: UTF8.self), receivers, group)
+        let group = words.count == 4 && !words[3].isEmpty ? String(decoding: words[3], as: UTF8.self) : nil
+        guard words.count == 3 || group != nil else { return nil }
+        return Confirmation(
+            counter: counter, origin: String(decoding: words[1], as: UTF8.self), receivers: Int(receivers),
+            group: group)
+    }
+
+    /// A decimal number of 1 to 19 digits (below 10^19, so it fits a UInt64); nil for anything else.
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
+        guard (1...19).contains(digits.count) else { return nil }
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        return value
     }
 }

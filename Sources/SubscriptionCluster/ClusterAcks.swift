@@ -1,3 +1,4 @@
+import DequeModule
 import Dispatch
 import SubscriptionNATS
 
@@ -15,6 +16,17 @@ struct ClusterAcks {
 
     /// The publications waiting.
     var pending = PendingAcks()
+    /// Each waiting publication's ticket and deadline (``now()`` nanoseconds), in the order they began to wait: with
+    /// one `ack_timeout` for all, also the order of their deadlines. One timer at a time sweeps the front
+    /// (``ClusterBridge/sweepDeadlines()``); a publication answered before is skipped then.
+    var deadlines = Deque<(ticket: UInt64, deadline: UInt64)>()
+    /// True while the sweep timer is set.
+    var isSweepScheduled = false
+    /// This turn's confirmations to other nodes, by reply subject: sent together at the end of the turn, one NATS
+    /// message per subject (``ClusterBridge/sendConfirmations()``).
+    var outgoing: [String: [UInt8]] = [:]
+    /// A batch at least this large is sent at once.
+    static let batchBytes = 16 * 1024
     /// The other nodes' patterns.
     var directory = InterestDirectory()
     /// The confirmations' subscription (`subd.ack.<origin>`), once made.

@@ -39,9 +39,9 @@ extension ClusterBridge {
             return nil
         }
         server.countClusterAck(.waited)
-        server.queue.asyncAfter(deadline: .now() + settings.ackTimeout.dispatchInterval) { [self] in
-            timedOut(counter)
-        }
+        let timeout = settings.ackTimeout.dispatchNanoseconds
+        acks.deadlines.append((counter, now + timeout))
+        if !acks.isSweepScheduled { scheduleSweep(in: timeout) }
         return counter
     }
 
@@ -50,45 +50,91 @@ extension ClusterBridge {
         if let receivers = acks.pending.attach(answer, to: ticket) { answer(receivers) }
     }
 
-    /// The timeout of publication `ticket`: answered with the receivers confirmed so far.
-    private func timedOut(_ ticket: UInt64) {
-        guard let (answer, receivers) = acks.pending.expire(ticket) else { return }
-        server.countClusterAck(.timedOut)
-        answer?(receivers)
+    /// `ack_window`.
+    public var ackWindow: Int { settings.ackWindow }
+
+    /// Sweeps the deadlines in `nanoseconds`.
+    private func scheduleSweep(in nanoseconds: UInt64) {
+        acks.isSweepScheduled = true
+        server.queue.asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) { [self] in
+            sweepDeadlines()
+        }
     }
 
-    /// A node's confirmation.
+    /// The publications whose timeout passed are answered with the receivers confirmed so far (those answered before
+    /// are skipped); the timer is set again for the next deadline.
+    func sweepDeadlines() {
+        acks.isSweepScheduled = false
+        let now = ClusterAcks.now()
+        var answered = false
+        while let first = acks.deadlines.first, first.deadline <= now {
+            acks.deadlines.removeFirst()
+            guard let (answer, receivers) = acks.pending.expire(first.ticket) else { continue }
+            server.countClusterAck(.timedOut)
+            answer?(receivers)
+            answered = true
+        }
+        if let next = acks.deadlines.first { scheduleSweep(in: next.deadline - now) }
+        if answered { scheduleTurnEnd() }
+    }
+
+    /// A node's confirmations (one or more, of one turn of its).
     private func confirmationArrived(_ message: NATSMessage) {
-        guard let (counter, node, receivers, group) = BridgeHeaders.decodeConfirmation(message.payload) else {
+        guard let confirmations = BridgeHeaders.decodeConfirmations(message.payload) else {
             logger.debug("cluster: ignored a confirmation that no node sent")
             return
         }
-        switch acks.pending.confirm(counter, by: node, group: group, receivers: receivers) {
-        case .counted, .duplicate: break
-        case .complete(let answer, let total): answer(total)
-        case .late: server.countClusterAck(.late)
+        for confirmation in confirmations {
+            switch acks.pending.confirm(
+                confirmation.counter, by: confirmation.origin, group: confirmation.group,
+                receivers: confirmation.receivers)
+            {
+            case .counted, .duplicate: break
+            case .complete(let answer, let total):
+                answer(total)
+                scheduleTurnEnd()
+            case .late: server.countClusterAck(.late)
+            }
         }
     }
 
     /// This node delivered publication `counter` of another node to `receivers` sessions (through the copy of its
     /// plain subscription, or with `group` through that group's): confirms it to `subject` (the publication's reply
-    /// subject, when its node waits).
+    /// subject, when its node waits), with the turn's other confirmations to that subject
+    /// (``sendConfirmations()``), or at once when the batch is large.
     func confirm(_ counter: UInt64, receivers: Int, to subject: String, group: String? = nil) {
         guard subject.hasPrefix(BridgeHeaders.ackPrefix) else { return }
-        let payload = BridgeHeaders.encodeConfirmation(
-            counter: counter, origin: origin, receivers: receivers, group: group)
+        let size = acks.outgoing[subject, default: []].count
+        BridgeHeaders.appendConfirmation(
+            counter: counter, origin: origin, receivers: receivers, group: group,
+            to: &acks.outgoing[subject, default: []])
+        if size == 0 { scheduleTurnEnd() }
+        if size >= ClusterAcks.batchBytes, let batch = acks.outgoing.removeValue(forKey: subject) {
+            send(batch, to: subject)
+        }
+    }
+
+    /// Sends the turn's confirmations, one message per subject. At the end of the turn.
+    func sendConfirmations() {
+        guard !acks.outgoing.isEmpty else { return }
+        let batches = acks.outgoing
+        acks.outgoing.removeAll(keepingCapacity: true)
+        for (subject, batch) in batches { send(batch, to: subject) }
+    }
+
+    private func send(_ batch: [UInt8], to subject: String) {
         do throws(NATSError) {
-            try client.publish(subject: subject, payload: payload)
+            try client.publish(subject: subject, payload: batch)
         } catch {
-            logger.debug("cluster: a confirmation was not sent: \(error)")
+            logger.debug("cluster: confirmations were not sent: \(error)")
         }
     }
 }
 
 extension Duration {
-    /// This duration for Dispatch (nanoseconds).
-    var dispatchInterval: DispatchTimeInterval {
+    /// This duration in nanoseconds (0 for a negative one).
+    var dispatchNanoseconds: UInt64 {
         let (seconds, attoseconds) = components
-        return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        return UInt64(max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)))
     }
 }

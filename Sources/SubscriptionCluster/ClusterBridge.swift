@@ -168,12 +168,14 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
         catchUp.reason.map { ProtocolError(.limit, $0) }
     }
 
-    /// Ends the server's turn once for everything that arrived in this turn of the queue.
+    /// Ends the server's turn once for everything that arrived in this turn of the queue: the confirmations it made
+    /// go to their nodes, then the sessions' output goes out.
     func scheduleTurnEnd() {
         guard !isTurnEndScheduled else { return }
         isTurnEndScheduled = true
         server.queue.async { [self] in
             isTurnEndScheduled = false
+            sendConfirmations()
             server.endClusterTurn()
         }
     }

@@ -24,25 +24,37 @@ public struct ClusterSettings: Sendable, Equatable {
     public var ack: AckMode
     /// `ack_timeout`: how long a publication's `+OK` waits for the other nodes' confirmations with `ack: all`.
     public var ackTimeout: Duration
+    /// `ack_window`: with `ack: all`, the most publications of one session that wait for their confirmations at once;
+    /// the session's next command waits (nothing more is read from it) until the oldest is answered.
+    public var ackWindow: Int
     /// Replicas of the shared buckets when this node is the one that makes them; nil: min(3, servers listed).
     public var replicas: Int?
 
     /// Settings for `node` on `servers`.
     public init(
         servers: [NATSServerAddress], node: String, authentication: NATSAuthentication? = nil, ack: AckMode = .all,
-        ackTimeout: Duration = Self.defaultAckTimeout, replicas: Int? = nil
+        ackTimeout: Duration = Self.defaultAckTimeout, ackWindow: Int = Self.defaultAckWindow, replicas: Int? = nil
     ) {
         self.servers = servers
         self.node = node
         self.authentication = authentication
         self.ack = ack
         self.ackTimeout = ackTimeout
+        self.ackWindow = ackWindow
         self.replicas = replicas
     }
 
     /// `ack_timeout` when it is not set: 20 ms, ample for nodes on one network (a confirmation takes a round trip
     /// through NATS, well under a millisecond on a LAN) and short enough that a stopped node costs little.
     public static let defaultAckTimeout: Duration = .milliseconds(20)
+
+    /// `ack_window` when it is not set: 1,000, the window of subbench and of a typical pipelining client; a session
+    /// keeps that many publications in flight at one NATS round trip each, and at most about 100 bytes per
+    /// publication waiting (its slot, the bridge's entry and timer).
+    public static let defaultAckWindow = 1000
+
+    /// The largest `ack_window`: as many as the bridge lets wait at once over all sessions.
+    public static let maxAckWindow = 65_536
 
     /// The replicas a bucket made by this node gets.
     public var bucketReplicas: Int { replicas ?? min(3, max(1, servers.count)) }

@@ -81,7 +81,18 @@ struct PendingAcks {
     /// `node` confirmed `receivers` for `ticket`: for the copy of its plain subscription, or with `group` for the copy
     /// of that queue group (which meets the group, whichever node confirms it).
     mutating func confirm(_ ticket: UInt64, by node: String, group: String? = nil, receivers: Int) -> Confirmation {
-        guard var entry = entries[ticket] else { return .late }
+        guard let index = entries.index(forKey: ticket) else { return .late }
+        // Changed in place: a copy taken out and put back would copy its sets on the first insert.
+        let outcome = Self.count(node, group: group, receivers: receivers, in: &entries.values[index])
+        if case .complete = outcome { entries.remove(at: index) }
+        return outcome
+    }
+
+    /// Counts one confirmation in `entry`: ``Confirmation/complete(_:receivers:)`` when it was the last one expected
+    /// (the caller removes the entry).
+    private static func count(
+        _ node: String, group: String?, receivers: Int, in entry: inout Entry
+    ) -> Confirmation {
         if let group {
             guard entry.groupsConfirmed.insert(node + " " + group).inserted else { return .duplicate }
             entry.groupsMet.insert(ExactName(group))
@@ -89,12 +100,8 @@ struct PendingAcks {
             guard entry.confirmed.insert(node).inserted else { return .duplicate }
         }
         entry.receivers += receivers
-        if let answer = entry.answer, entry.isComplete {
-            entries[ticket] = nil
-            return .complete(answer, receivers: entry.receivers)
-        }
-        entries[ticket] = entry
-        return .counted
+        guard let answer = entry.answer, entry.isComplete else { return .counted }
+        return .complete(answer, receivers: entry.receivers)
     }
 
     /// The timeout of `ticket` passed: its answer and the receivers confirmed so far, nil when it was answered

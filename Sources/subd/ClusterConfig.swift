@@ -14,6 +14,7 @@ import Yams
 ///   password: "..."
 ///   ack: all                    # optional: all (the default: +OK counts every node's receivers) or local
 ///   ack_timeout: 0.02           # optional: seconds +OK waits for the other nodes' counts (ack: all)
+///   ack_window: 1000            # optional: most publications of one session waiting for their counts (ack: all)
 ///   replicas: 3                 # optional; the shared buckets' replicas, min(3, servers listed) by default
 /// ```
 ///
@@ -30,6 +31,7 @@ enum ClusterConfig {
         var token: String?
         var ack = ClusterSettings.AckMode.all
         var ackTimeout = ClusterSettings.defaultAckTimeout
+        var ackWindow = ClusterSettings.defaultAckWindow
         var replicas: Int?
     }
 
@@ -97,6 +99,15 @@ enum ClusterConfig {
             }
             draft.ackTimeout = .nanoseconds(Int64(seconds * 1_000_000_000))
         },
+        ConfigField(
+            "ack_window", "a whole number from 1 to \(ClusterSettings.maxAckWindow)", .value("\(defaults.ackWindow)")
+        ) { node, draft, fail throws(ConfigurationError) in
+            let text = try string(node, fail)
+            guard let count = Int(text), (1...ClusterSettings.maxAckWindow).contains(count) else {
+                throw fail("must be a whole number from 1 to \(ClusterSettings.maxAckWindow)")
+            }
+            draft.ackWindow = count
+        },
         ConfigField("replicas", "a whole number from 1 to 5", .unset("min(3, servers listed)")) {
             node, draft, fail throws(ConfigurationError) in
             let text = try string(node, fail)
@@ -149,6 +160,6 @@ enum ClusterConfig {
         }
         return ClusterSettings(
             servers: draft.servers, node: draft.node, authentication: authentication, ack: draft.ack,
-            ackTimeout: draft.ackTimeout, replicas: draft.replicas)
+            ackTimeout: draft.ackTimeout, ackWindow: draft.ackWindow, replicas: draft.replicas)
     }
 }

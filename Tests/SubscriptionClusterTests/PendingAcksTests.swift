@@ -46,16 +46,37 @@ final class PendingAcksTests: XCTestCase {
     }
 
     func testAConfirmationReadsBackAsWritten() {
-        let payload = BridgeHeaders.encodeConfirmation(counter: 17, origin: "node2-3k9", receivers: 4)
+        var payload: [UInt8] = []
+        BridgeHeaders.appendConfirmation(counter: 17, origin: "node2-3k9", receivers: 4, to: &payload)
         XCTAssertEqual(String(decoding: payload, as: UTF8.self), "17 node2-3k9 4")
-        XCTAssertEqual(BridgeHeaders.decodeConfirmation(payload)?.receivers, 4)
-        XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2 -1".utf8)))
-        XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2".utf8)))
-        let group = BridgeHeaders.encodeConfirmation(counter: 17, origin: "node2-3k9", receivers: 1, group: "workers")
+        XCTAssertEqual(
+            BridgeHeaders.decodeConfirmations(payload), [.init(counter: 17, origin: "node2-3k9", receivers: 4)])
+        var group: [UInt8] = []
+        BridgeHeaders.appendConfirmation(counter: 17, origin: "node2-3k9", receivers: 1, group: "workers", to: &group)
         XCTAssertEqual(String(decoding: group, as: UTF8.self), "17 node2-3k9 1 workers")
-        XCTAssertEqual(BridgeHeaders.decodeConfirmation(group)?.group, "workers")
-        XCTAssertNil(BridgeHeaders.decodeConfirmation(payload)?.group)
-        XCTAssertNil(BridgeHeaders.decodeConfirmation(Array("17 node2 1 g h".utf8)))
+        XCTAssertEqual(BridgeHeaders.decodeConfirmations(group)?.first?.group, "workers")
+        for bad in [
+            "17 node2 -1", "17 node2", "17 node2 1 g h", "", "x node2 1", "17  1", "17 node2 1 ", "17 node2 +1",
+            "17 node2 99999999999999999999", "17 node2 1\n", "\n17 node2 1",
+        ] {
+            XCTAssertNil(BridgeHeaders.decodeConfirmations(Array(bad.utf8)), bad)
+        }
+    }
+
+    /// One turn's confirmations to one node travel in one message, one per line, and read back in order.
+    func testABatchOfConfirmationsReadsBackInOrder() {
+        var batch: [UInt8] = []
+        let sent: [BridgeHeaders.Confirmation] = (0..<300).map {
+            .init(counter: UInt64($0) * 7_919, origin: "n\($0 % 3)", receivers: $0 % 5, group: $0 % 4 == 0 ? "g" : nil)
+        }
+        for confirmation in sent {
+            BridgeHeaders.appendConfirmation(
+                counter: confirmation.counter, origin: confirmation.origin, receivers: confirmation.receivers,
+                group: confirmation.group, to: &batch)
+        }
+        XCTAssertEqual(BridgeHeaders.decodeConfirmations(batch), sent)
+        // One bad line spoils the batch: no node sent it.
+        XCTAssertNil(BridgeHeaders.decodeConfirmations(batch + Array("\n1 n 1 g h".utf8)))
     }
 
     /// A node's plain copy and its groups' copies serve different sessions: each is counted once; only the plain one

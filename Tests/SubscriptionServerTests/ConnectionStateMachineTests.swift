@@ -132,6 +132,27 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.client))
     }
 
+    /// The end of input read while replies are in flight: the connection stays open with reading suspended (once,
+    /// whatever else suspended it), and the replies' landing resumes it so the end is read again.
+    func testAnEndOfInputBeforeTheRepliesInFlightWaitsForThemWithReadingSuspended() {
+        var machine = open()
+        XCTAssertEqual(machine.inputEndedBeforeReplies(), .pauseReading)
+        XCTAssertEqual(machine.phase, .open)
+        XCTAssertTrue(machine.isReadSourceSuspended)
+        XCTAssertEqual(machine.inputEndedBeforeReplies(), [], "once")
+        XCTAssertEqual(machine.penaltyStarted(), [], "already suspended")
+        XCTAssertEqual(machine.repliesLanded(), [], "the hold still suspends it")
+        XCTAssertEqual(machine.penaltyEnded(), [.resumeReading, .flush])
+        XCTAssertFalse(machine.isReadSourceSuspended)
+        XCTAssertEqual(machine.repliesLanded(), [], "nothing waited")
+
+        machine = open()
+        XCTAssertEqual(machine.inputEndedBeforeReplies(), .pauseReading)
+        XCTAssertEqual(machine.repliesLanded(), .resumeReading, "the end is read again")
+        XCTAssertEqual(
+            machine.inputEnded(outputIsEmpty: false), .proceed([.stopServing, .startCloseDeadline, .flush]))
+    }
+
     func testNewMarksApplyToTheNextCommand() {
         var machine = open()
         machine.marks = .init(maxPending: 1 << 20)
@@ -147,7 +168,7 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.penaltyStarted(), [], "already sitting out")
         XCTAssertEqual(machine.commandRan(outputHeld: 8 << 20), [], "no second suspend of the source")
         XCTAssertEqual(machine.penaltyEnded(), [.resumeReading, .flush])
-        XCTAssertTrue(machine.isReading)
+        XCTAssertFalse(machine.isReadSourceSuspended)
         XCTAssertFalse(machine.isOutputHeld)
         // A second release is impossible: ConnectionStateMachineExitTests.
 
@@ -197,7 +218,7 @@ final class ConnectionStateMachineTests: XCTestCase {
                 let held = Int.random(in: 0...(6 << 20), using: &generator)
                 let empty = Bool.random(using: &generator)
                 var outcome: Machine.Outcome = .none
-                switch Int.random(in: 0..<11, using: &generator) {
+                switch Int.random(in: 0..<13, using: &generator) {
                 case 0: apply(machine.commandRan(outputHeld: held))
                 case 1: outcome = machine.inputEnded(outputIsEmpty: empty)
                 case 2: apply(machine.closeRequested(.authTimeout))
@@ -209,6 +230,8 @@ final class ConnectionStateMachineTests: XCTestCase {
                 case 8: outcome = machine.failed(.reset)
                 case 9 where !machine.isWaitingForRoom: apply(machine.tlsInputBlocked())
                 case 10 where machine.isWaitingForRoom || machine.phase == .closed: apply(machine.tlsInputUnblocked())
+                case 11: apply(machine.inputEndedBeforeReplies())
+                case 12: apply(machine.repliesLanded())
                 default: continue
                 }
                 switch outcome {
@@ -226,6 +249,7 @@ final class ConnectionStateMachineTests: XCTestCase {
             // for room end as the session ends them.
             if machine.isOutputHeld || machine.phase == .closed { apply(machine.penaltyEnded()) }
             if machine.isWaitingForRoom || machine.phase == .closed { apply(machine.tlsInputUnblocked()) }
+            apply(machine.repliesLanded())
             XCTAssertTrue((0...1).contains(suspends))
             if !closed { XCTAssertEqual(suspends == 1, machine.isReadSourceSuspended) }
         }

@@ -33,8 +33,13 @@ package protocol ClusterLink: AnyObject {
     ) -> UInt64?
 
     /// Calls `answer` once, on the server's queue, with the receivers the other nodes confirmed for the publication
-    /// `ticket`: when every expected node has confirmed, or after the ack timeout with those that did.
+    /// `ticket`: when every expected node has confirmed, or after the ack timeout with those that did. The bridge ends
+    /// the server's turn after answering (once for everything answered in one turn of the queue).
     func confirmations(of ticket: UInt64, answer: @escaping @Sendable (Int) -> Void)
+
+    /// `ack_window`: the most publications of one session whose replies wait for confirmations at once (the next
+    /// waits, unread, until the oldest is answered: ``Server/runsAhead(_:of:)``).
+    var ackWindow: Int { get }
 
     /// The node's sessions now hold `pattern` once more (a new subscription outside queue groups).
     func interestAdded(_ pattern: String)

@@ -81,14 +81,17 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
         return Delivery(receivers: receivers, confirmation: ticket)
     }
 
-    /// With `ack: all`, held like a clustered CREATE until the nodes with interest confirmed their receivers (the
-    /// commands behind wait, so replies keep their order).
+    /// With `ack: all`, answered once the nodes with interest confirmed their receivers (or `ack_timeout` passed),
+    /// without holding the session: its reply waits in flight, and the commands behind it run or wait as
+    /// ``Server/runsAhead(_:of:)`` says; replies keep their order.
     func reply(to delivery: Delivery) -> Reply {
         guard let ticket = delivery.confirmation else { return .count(delivery.receivers) }
         let receivers = delivery.receivers
-        return answerLater { answer in
-            cluster.confirmations(of: ticket) { remote in answer(.success(.count(receivers + remote))) }
+        let slot = session.replyLater()
+        cluster.confirmations(of: ticket) { [server, session] remote in
+            server.answerInFlight(slot, of: session, with: .success(.count(receivers + remote)))
         }
+        return .later
     }
 
     /// Subscribes, then keeps the interest upstream: one more holder when new; when it replaced a subscription of

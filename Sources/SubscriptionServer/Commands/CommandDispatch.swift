@@ -5,10 +5,15 @@ extension Server {
     /// Runs one parsed command for `session` through ``CommandDispatch`` (the policy, then the verb's handler), with
     /// this node's environment: a cluster node's with `cluster:`, a single node's otherwise; the reply, or the error,
     /// is queued after any pushes the command caused. While the session has values waiting for their save, a command
-    /// that is not itself a value to stage waits for their answers (``stageBehindStagedValues(_:for:)``).
+    /// that is not itself a value to stage waits for their answers (``stageBehindStagedValues(_:for:)``); while it has
+    /// replies in flight, one that may not run ahead of them waits for them (``runsAhead(_:of:)``).
     func run(_ command: consuming Command, for session: Session) {
         if session.stagedValues > 0 {
             if !stageBehindStagedValues(command, for: session) { session.waitingCommand = .success(command) }
+            return
+        }
+        if !session.repliesInFlight.isEmpty, !runsAhead(command, of: session) {
+            session.waitingCommand = .success(command)
             return
         }
         let reply: Reply

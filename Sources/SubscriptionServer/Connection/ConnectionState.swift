@@ -21,8 +21,13 @@ extension ConnectionStateMachine {
         /// only with ``ConnectionStateMachine/tlsInputUnblocked()``.
         var isWaitingForRoom = false
 
+        /// True while the peer's end of input was read but replies of the session are still in flight
+        /// (``RepliesInFlight``): reading stops, and the end is read again once they are out. Ends only with
+        /// ``ConnectionStateMachine/repliesLanded()``.
+        var isEndAwaitingReplies = false
+
         /// True while these alone keep the read source suspended.
-        var suspendReading: Bool { output == .held || isWaitingForRoom }
+        var suspendReading: Bool { output == .held || isWaitingForRoom || isEndAwaitingReplies }
 
         /// What the output is doing, and so the write source.
         enum Output: Equatable {

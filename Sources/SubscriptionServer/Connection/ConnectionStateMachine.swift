@@ -57,6 +57,23 @@ struct ConnectionStateMachine {
         return replacing(sides)
     }
 
+    /// read(2) returned 0 while replies of the session are still in flight (``RepliesInFlight``): the connection stays
+    /// open and reading pauses (a socket at its end stays readable) until ``repliesLanded()``, which reads the end
+    /// again. Only while open and not paused for this already; otherwise nothing.
+    mutating func inputEndedBeforeReplies() -> Actions {
+        guard case .open(var open) = state, !open.sides.isEndAwaitingReplies else { return [] }
+        open.sides.isEndAwaitingReplies = true
+        return replacing(open.sides)
+    }
+
+    /// The replies that were in flight are all in the output: an end of input that waited for them is read again.
+    /// Nothing when none waited.
+    mutating func repliesLanded() -> Actions {
+        guard var sides = state.sides, sides.isEndAwaitingReplies else { return [] }
+        sides.isEndAwaitingReplies = false
+        return replacing(sides)
+    }
+
     /// A hold begins (a `HELLO` being checked or failed, an answer that comes later): the session stops reading and
     /// running commands, and holds its output, until ``penaltyEnded()``. Only an open session that is not already
     /// held; otherwise nothing (holds do not nest).

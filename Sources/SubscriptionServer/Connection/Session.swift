@@ -93,6 +93,14 @@ final class Session: Customer, @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var waitingCommand: Result<Command, ProtocolError>?
+    /// Replies that wait for something in flight (a publication's confirmations from other cluster nodes), and those
+    /// of the commands behind them: while any is held, every reply joins them, so replies keep command order.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private(set) var repliesInFlight = RepliesInFlight()
+    /// A close the transport asked for (a WebSocket close frame) while replies were in flight: done once they are out.
+    private var closeBehindReplies: TransportClose?
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
@@ -218,8 +226,14 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Events from the server
 
-    /// Queues a command's reply (after the pushes the command caused).
+    /// Queues a command's reply (after the pushes the command caused), behind the replies in flight if any.
     func queue(_ reply: Reply) {
+        guard repliesInFlight.isEmpty else { return repliesInFlight.append(.success(reply)) }
+        write(reply)
+    }
+
+    /// Puts a reply into the output.
+    private func write(_ reply: Reply) {
         if case .count(let count) = reply {
             // The reply to every PUB: written on the stack and copied once into the output.
             withUnsafeTemporaryAllocation(byteCount: ReplyEncoder.okCountMaxBytes, alignment: 8) { space in
@@ -235,9 +249,36 @@ final class Session: Customer, @unchecked Sendable {
         loop.markDirty(self)
     }
 
-    /// Queues a command's `-ERR` reply.
+    /// Queues a command's `-ERR` reply, behind the replies in flight if any.
     func queueError(_ error: ProtocolError) {
+        guard repliesInFlight.isEmpty else { return repliesInFlight.append(.failure(error)) }
         appendReply { ReplyEncoder.error(error, into: &$0) }
+    }
+
+    /// The reply to the command running now comes later, and those of the commands behind it wait for it: its slot,
+    /// for ``answer(_:with:)``. The session goes on reading and running commands meanwhile (the server decides which
+    /// may run ahead).
+    func replyLater() -> UInt64 {
+        repliesInFlight.reserve()
+    }
+
+    /// Slot `slot`'s reply came: the replies now at the front go into the output, in order. Once none is left in
+    /// flight, an end of input that waited for them is read again. Nothing once closed.
+    func answer(_ slot: UInt64, with reply: Result<Reply, ProtocolError>) {
+        guard machine.phase != .closed, repliesInFlight.fill(slot, with: reply) else { return }
+        while let ready = repliesInFlight.takeReady() {
+            switch ready {
+            case .success(let reply): write(reply)
+            case .failure(let error): appendReply { ReplyEncoder.error(error, into: &$0) }
+            }
+        }
+        guard repliesInFlight.isEmpty else { return }
+        let actions = machine.repliesLanded()
+        if !actions.isEmpty { perform(actions) }
+        if let close = closeBehindReplies {
+            closeBehindReplies = nil
+            closeTransport(close)
+        }
     }
 
     /// Encodes with the loop's scratch buffer and queues the bytes.
@@ -341,12 +382,14 @@ final class Session: Customer, @unchecked Sendable {
                 if transport.inputWaitsForRoom { retryWhenWritable() }
                 return
             case .processed(0):
+                // Replies still in flight go out first: the end is read again once they have (``answer(_:with:)``).
+                guard repliesInFlight.isEmpty else { return perform(machine.inputEndedBeforeReplies()) }
                 perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
                 return
             case .processed(let n):
                 loop.traffic.bytesIn += UInt64(n)
                 lastInputAt = MonotonicClock.nanoseconds()
-                var close: (reason: CloseReason, goodbye: [UInt8], problem: String?)?
+                var close: TransportClose?
                 var queued = false
                 transport.takeInput(into: &parser) { input in
                     switch input {
@@ -366,12 +409,21 @@ final class Session: Customer, @unchecked Sendable {
                 // goodbye goes out after their replies, as on TCP the bytes before a FIN are served.
                 processCommands()
                 if let close {
-                    queueAsIs(close.goodbye)
-                    if let problem = close.problem { owner.sessionBrokeTransport(self, problem: problem) }
-                    requestClose(close.reason)
+                    // Replies in flight go out before the goodbye too.
+                    if repliesInFlight.isEmpty { closeTransport(close) } else { closeBehindReplies = close }
                 }
             }
         }
+    }
+
+    /// How the transport asked to close: the reason, its last bytes, and the problem to report, if any.
+    typealias TransportClose = (reason: CloseReason, goodbye: [UInt8], problem: String?)
+
+    /// Closes as the transport asked, after the replies queued so far.
+    private func closeTransport(_ close: TransportClose) {
+        queueAsIs(close.goodbye)
+        if let problem = close.problem { owner.sessionBrokeTransport(self, problem: problem) }
+        requestClose(close.reason)
     }
 
     /// Queues bytes that are not the line protocol's (an HTTP response, a WebSocket control frame): they go out as
@@ -427,13 +479,14 @@ final class Session: Customer, @unchecked Sendable {
     }
 
     /// Runs a parsed command, or answers a malformed one; then lets the state machine pause reading when the output
-    /// grew past its mark. While values of this session wait for their save, a command that is not another such
-    /// value (and any malformed line) waits in ``waitingCommand`` instead: its answer must follow theirs.
+    /// grew past its mark. While values of this session wait for their save, or replies of it are in flight, the server
+    /// decides which commands may run ahead (``Server/run(_:for:)``); the others, and any malformed line, wait in
+    /// ``waitingCommand`` instead: their answer must follow those.
     private func handle(_ result: consuming Result<Command, ProtocolError>) {
         switch consume result {
         case .success(let command):
             owner.run(command, for: self)
-        case .failure(let parsed) where stagedValues > 0:
+        case .failure(let parsed) where stagedValues > 0 || !repliesInFlight.isEmpty:
             waitingCommand = .failure(parsed)
             return
         case .failure(let parsed):
@@ -449,8 +502,9 @@ final class Session: Customer, @unchecked Sendable {
         if !actions.isEmpty { perform(actions) }
     }
 
-    /// The values this session staged are answered: the command that waited for them runs (the server may make it
-    /// wait again, behind values it staged itself), then the commands behind it, then reading goes on.
+    /// What a command waited for is answered (the values this session staged, its replies in flight, or room among
+    /// those): the command that waited runs (the server may make it wait again), then the commands behind it, then
+    /// reading goes on.
     func runWaitingCommand() {
         guard let waiting = waitingCommand else { return }
         waitingCommand = nil

@@ -86,10 +86,10 @@ extension Server {
         }
     }
 
-    /// A session whose staged values were answered runs the command that waited, and those behind it, on the loop's
-    /// next turn: after the others' events, so a session that alternates retained publications with other commands
-    /// (one sync each time) does not hold the loop for a whole read's worth of syncs.
-    private func resumeOnNextTurn(_ session: Session) {
+    /// A session whose staged values (or replies in flight) were answered runs the command that waited, and those
+    /// behind it, on the loop's next turn: after the others' events, so a session that alternates retained
+    /// publications with other commands (one sync each time) does not hold the loop for a whole read's worth of syncs.
+    func resumeOnNextTurn(_ session: Session) {
         loop.queue.async { [loop] in
             session.runWaitingCommand()
             loop.endOfTurn()

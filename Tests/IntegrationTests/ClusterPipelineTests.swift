@@ -1,0 +1,84 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// Pipelined confirmations (issue 23, item 1; docs/CLUSTER.md, step 4) with real processes: three clustered
+/// `nats-server`s and three subd nodes. node1 publishes with `ack: all`, `ack_timeout: 1` and `ack_window: 3`; node3's
+/// subd is stopped (SIGSTOP) where a publication must wait for its timeout, so what runs while it waits is seen in
+/// the order of the frames on the publisher's socket, not in timings.
+final class ClusterPipelineTests: ClusterTestCase {
+    func testPublicationsWaitConcurrentlyWithinTheWindowAndAnswerInOrder() throws {
+        let nodes = try startCluster(logLevel: "debug") { index in
+            [["  ack: all", "  ack_timeout: 1", "  ack_window: 3"], [], []][index]
+        }
+        for node in nodes {
+            try eventually("\(node.server) opened the interest bucket", timeout: 30) {
+                node.log.contains("interest bucket subd_interest open")
+            }
+        }
+        // The publisher subscribes too: its own copies (delivered at once, before any count is complete) show on its
+        // socket which publications ran before which replies.
+        let publisher = try connect(nodes[0], "publisher on node1")
+        XCTAssertEqual(try publisher.command("CREATE PIPE.N"), .ok("created"))
+        try subscribe(publisher, "PIPE.N")
+        let onNode2 = try connect(nodes[1], "subscriber on node2")
+        let onNode3 = try connect(nodes[2], "subscriber on node3")
+        try subscribe(onNode2, "PIPE.N")
+        try subscribe(onNode3, "PIPE.N")
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 10) {
+            let lines = nodes[0].log.split(separator: "\n")
+            return ["node2", "node3"].allSatisfy { name in
+                lines.contains { $0.contains("node \(name)-") && $0.hasSuffix("holds 1 pattern(s) upstream") }
+            }
+        }
+        try eventually("the interest of nodes 2 and 3 reached node1's NATS server", timeout: 10) {
+            try knows(natsServers[0], "subd.m.PIPE.N", count: 2)
+        }
+
+        // Every node answers: 60 pipelined publications, each counted on all three nodes, in order, then the PING's.
+        let count = 60
+        try publisher.send((0..<count).map { "SEND PIPE.N m\($0)\n" }.joined() + "PING\n")
+        for index in 0..<count { XCTAssertEqual(try publisher.readReply(), .ok("3"), "publication \(index)") }
+        XCTAssertEqual(try publisher.readReply(), .status("PONG"))
+        for client in [publisher, onNode2, onNode3] {
+            for index in 0..<count {
+                XCTAssertEqual(try client.nextMessage().payload, Array("m\(index)".utf8), client.label)
+            }
+        }
+        XCTAssertEqual(try stats(publisher)["cluster_ack_timeouts"], "0")
+
+        // node3 stopped: each publication waits for the 1 s timeout. Three wait at once (the window): a, b and c run
+        // and are delivered before the first answer; d waits for room and runs after it; the PING after every reply.
+        let node3 = nodes[2].child.pid
+        ChildProcess.stop(pid: node3)
+        var continued = false
+        defer { if !continued { kill(node3, SIGCONT) } }
+        try publisher.send("SEND PIPE.N a\nSEND PIPE.N b\nSEND PIPE.N c\nSEND PIPE.N d\nPING\n")
+        XCTAssertEqual(try publisher.readReply(), .ok("2"), "a: node1's and node2's; node3 did not answer")
+        XCTAssertEqual(
+            publisher.takePushes().compactMap { $0.message.map { String(decoding: $0.payload, as: UTF8.self) } },
+            ["a", "b", "c"], "three publications in flight before the first answer, not the fourth")
+        for name in ["b", "c", "d"] { XCTAssertEqual(try publisher.readReply(), .ok("2"), name) }
+        XCTAssertEqual(try publisher.readReply(), .status("PONG"))
+        XCTAssertEqual(try publisher.nextMessage().payload, Array("d".utf8))
+
+        // A client that sends and closes its side at once still gets its replies: the end of its input waits for
+        // them.
+        let leaving = try connect(nodes[0], "client that shuts down its write side")
+        try leaving.send("SEND PIPE.N e\nSEND PIPE.N f\n")
+        try leaving.shutdownWrite()
+        XCTAssertEqual(try leaving.readReply(), .ok("2"))
+        XCTAssertEqual(try leaving.readReply(), .ok("2"))
+        XCTAssertEqual(try stats(publisher)["cluster_ack_timeouts"], "6")
+
+        XCTAssertEqual(kill(node3, SIGCONT), 0)
+        continued = true
+        for name in ["a", "b", "c", "d", "e", "f"] {
+            XCTAssertEqual(try onNode3.nextMessage().payload, Array(name.utf8), "node3 delivers after its stop")
+        }
+        try eventually("node3's six confirmations, after the answers, are counted late", timeout: 10) {
+            try stats(publisher)["cluster_late_acks"] == "6"
+        }
+        XCTAssertEqual(try publisher.command("SEND PIPE.N again"), .ok("3"), "node3 answers again")
+    }
+}
