@@ -50,8 +50,8 @@ extension ClusterBridge {
         if let receivers = acks.pending.attach(answer, to: ticket) { answer(receivers) }
     }
 
-    /// The timeout of publication `ticket`: answered with the receivers confirmed so far.
-    private func timedOut(_ ticket: UInt64) {
+    /// The timeout of publication (or bucket write) `ticket`: answered with the receivers confirmed so far.
+    func timedOut(_ ticket: UInt64) {
         guard let (answer, receivers) = acks.pending.expire(ticket) else { return }
         server.countClusterAck(.timedOut)
         answer?(receivers)
