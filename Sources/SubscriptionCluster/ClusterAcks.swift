@@ -42,6 +42,9 @@ struct ClusterAcks {
     var isPutting = false
     /// The patterns changed while a put was under way.
     var needsPut = false
+    /// True while this node's entry says `>` (its patterns past ``maxEntryBytes``): every number's writer may wait
+    /// for it.
+    var entrySaysEverything = false
     /// The heartbeat timer.
     var timer: DispatchSourceTimer?
 

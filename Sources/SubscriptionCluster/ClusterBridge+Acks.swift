@@ -39,9 +39,7 @@ extension ClusterBridge {
             return nil
         }
         server.countClusterAck(.waited)
-        let timeout = settings.ackTimeout.dispatchNanoseconds
-        acks.deadlines.append((counter, now + timeout))
-        if !acks.isSweepScheduled { scheduleSweep(in: timeout) }
+        startTimeout(of: counter)
         return counter
     }
 
@@ -53,6 +51,13 @@ extension ClusterBridge {
     /// `ack_window`.
     public var ackWindow: Int { settings.ackWindow }
 
+    /// `ticket` is answered after `ack_timeout` at the latest, with the receivers confirmed by then.
+    func startTimeout(of ticket: UInt64) {
+        let timeout = settings.ackTimeout.dispatchNanoseconds
+        acks.deadlines.append((ticket, ClusterAcks.now() + timeout))
+        if !acks.isSweepScheduled { scheduleSweep(in: timeout) }
+    }
+
     /// Sweeps the deadlines in `nanoseconds`.
     private func scheduleSweep(in nanoseconds: UInt64) {
         acks.isSweepScheduled = true
@@ -61,8 +66,8 @@ extension ClusterBridge {
         }
     }
 
-    /// The publications whose timeout passed are answered with the receivers confirmed so far (those answered before
-    /// are skipped); the timer is set again for the next deadline.
+    /// The publications (and bucket writes) whose timeout passed are answered with the receivers confirmed so far
+    /// (those answered before are skipped); the timer is set again for the next deadline.
     func sweepDeadlines() {
         acks.isSweepScheduled = false
         let now = ClusterAcks.now()

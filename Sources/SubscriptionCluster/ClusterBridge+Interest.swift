@@ -81,7 +81,8 @@ extension ClusterBridge {
             InterestDirectory.groupLine(pattern: $0.pattern, group: $0.group)
         }
         var value = InterestDirectory.encode(interest.holders.keys.map(\.string) + groupLines)
-        if value.count > ClusterAcks.maxEntryBytes {
+        acks.entrySaysEverything = value.count > ClusterAcks.maxEntryBytes
+        if acks.entrySaysEverything {
             logger.warning("cluster: this node's patterns exceed the interest entry; it tells the others '>'")
             value = InterestDirectory.encode([">"])
         }

@@ -59,9 +59,13 @@ extension ClusterBridge {
             if entry.operation == .put {
                 numberStored(entry)
             } else {
+                // Asked before the removal, which ends this node's interest in the number.
+                let asked = confirmationAsked(by: entry, in: watcher)
+                let held = asked != nil && holdsInterest(matching: entry.key)
                 let told = server.applyClusterRemove(entry.key)
                 numberDeleted(entry.key)
                 if let before = removing[entry.key] { removing[entry.key] = before + told }
+                if let asked { confirmWrite(asked, receivers: told, heldInterest: held) }
             }
             scheduleTurnEnd()
         case .caughtUp:
@@ -136,35 +140,52 @@ extension ClusterBridge {
     }
 
     /// A delete at the revision read just before; the number then goes here too, its exact subscribers told `GONE`.
+    /// Completes with those told here and, with `ack: all`, those the other nodes confirmed (the delete carries
+    /// `Subd-Ack`; ``answerWrite(_:waits:local:answer:)``).
     public func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void) {
         guard let bucket = reachableBucket(or: completion) else { return }
         removing[number] = removing[number] ?? 0
-        // Whoever removed it here first (this answer or the watch), the subscribers told here are counted once.
-        let finish: @Sendable (Result<Int, ProtocolError>) -> Void = { [self] result in
-            let toldByWatch = removing.removeValue(forKey: number) ?? 0
-            completion(
-                result.map { _ in
-                    defer { numberDeleted(number) }
-                    return toldByWatch + server.applyClusterRemove(number)
-                })
-        }
-        bucket.getLatest(number) { latest in
+        bucket.getLatest(number) { [self] latest in
             switch latest {
             case .failure(let error):
-                finish(.failure(Self.unavailable("\(error)")))
+                removeFailed(number, Self.unavailable("\(error)"), completion)
             case .success(nil):
-                finish(.failure(ProtocolError(.notFound, "no subscription number '\(number)' (CREATE it first)")))
+                let error = ProtocolError(.notFound, "no subscription number '\(number)' (CREATE it first)")
+                removeFailed(number, error, completion)
             case .success(let entry?):
+                counter += 1
+                let ticket = counter
+                let (replyTo, waits) = expectWriteConfirmations(of: ticket, to: number)
+                let headers = BridgeHeaders.encodeRemoval(origin: origin, counter: ticket, replyTo: replyTo)
                 // At the revision read: a number created again meanwhile is not removed.
-                bucket.delete(number, expectedRevision: entry.revision) { deleted in
+                bucket.delete(number, expectedRevision: entry.revision, headers: headers) { [self] deleted in
                     switch deleted {
-                    case .success: finish(.success(0))
-                    case .failure(.wrongLastSequence):
-                        finish(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
-                    case .failure(let error): finish(.failure(Self.unavailable("\(error)")))
+                    case .success:
+                        answerWrite(ticket, waits: waits, local: removedHere(number)) { completion(.success($0)) }
+                    case .failure(let error):
+                        forgetWrite(ticket, waits: waits)
+                        var why = "\(error)"
+                        if case .wrongLastSequence = error { why = "'\(number)' changed in the cluster meanwhile" }
+                        removeFailed(number, Self.unavailable(why), completion)
                     }
                 }
             }
         }
+    }
+
+    /// The bucket deleted `number`: it goes here too. Returns this node's subscribers told `GONE`, counted once
+    /// whoever removed it here first (this answer or the watch).
+    private func removedHere(_ number: String) -> Int {
+        let toldByWatch = removing.removeValue(forKey: number) ?? 0
+        defer { numberDeleted(number) }
+        return toldByWatch + server.applyClusterRemove(number)
+    }
+
+    /// A `REMOVE` that changed nothing: answered with `error`.
+    private func removeFailed(
+        _ number: String, _ error: ProtocolError, _ completion: @Sendable (Result<Int, ProtocolError>) -> Void
+    ) {
+        removing[number] = nil
+        completion(.failure(error))
     }
 }

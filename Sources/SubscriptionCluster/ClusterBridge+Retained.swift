@@ -76,7 +76,10 @@ extension ClusterBridge {
         case .entry(let entry):
             let value =
                 entry.operation == .put ? BridgeHeaders.decodeRetained(entry.headers, payload: entry.value) : nil
-            retainedStored(entry.key, RetainedCache.Stored(sequence: entry.revision, value: value))
+            let receivers = retainedStored(entry.key, RetainedCache.Stored(sequence: entry.revision, value: value))
+            if let asked = confirmationAsked(by: entry, in: retained.watcher) {
+                confirmWrite(asked, receivers: receivers ?? 0, heldInterest: holdsInterest(matching: entry.key))
+            }
         case .caughtUp:
             catchUp.caughtUp(.retained)
             logger.info("cluster: retained values caught up with the bucket")
@@ -144,8 +147,10 @@ extension ClusterBridge {
     }
 
     /// Writes the number's next revision to the retained bucket; once stored, it is delivered here (and on every
-    /// node through its watch). `LIMIT` when NATS or the bucket cannot be reached, or when other nodes' writes of
-    /// the number kept winning for ``retainedWriteDeadline``.
+    /// node through its watch). Completes with this node's receivers and, with `ack: all`, those the other nodes
+    /// confirmed (the value carries `Subd-Ack`; ``answerWrite(_:waits:local:answer:)``). `LIMIT` when NATS or the
+    /// bucket cannot be reached, or when other nodes' writes of the number kept winning for
+    /// ``retainedWriteDeadline``.
     public func publishRetained(
         to number: String, sender: String?, info: [InfoPair], payload: [UInt8],
         completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void
@@ -170,22 +175,26 @@ extension ClusterBridge {
         }
         counter += 1
         let id = counter
+        let (replyTo, waits) = expectWriteConfirmations(of: id, to: number)
         let headers = BridgeHeaders.encodeRetained(
             origin: origin, counter: id, sender: publication.sender, info: publication.info, revision: next.revision,
-            generation: next.generation)
+            generation: next.generation, replyTo: replyTo)
         retained.ownWrites.insert(id)
         bucket.update(number, publication.payload, expectedRevision: next.expectedSequence, headers: headers) {
             [self] result in
             retained.ownWrites.remove(id)
             let watched = retained.deliveredByWatch.removeValue(forKey: id)
+            if case .failure = result { forgetWrite(id, waits: waits) }
             switch result {
             case .success(let sequence):
-                if let watched { return completion(.success(watched)) }
-                let value = RetainedCache.Value(
-                    generation: next.generation, revision: next.revision, sender: publication.sender,
-                    info: publication.info, payload: publication.payload, origin: origin, counter: id)
-                let receivers = retainedStored(number, RetainedCache.Stored(sequence: sequence, value: value))
-                completion(.success(receivers ?? 0))
+                var receivers = watched
+                if receivers == nil {
+                    let value = RetainedCache.Value(
+                        generation: next.generation, revision: next.revision, sender: publication.sender,
+                        info: publication.info, payload: publication.payload, origin: origin, counter: id)
+                    receivers = retainedStored(number, RetainedCache.Stored(sequence: sequence, value: value)) ?? 0
+                }
+                answerWrite(id, waits: waits, local: receivers ?? 0) { completion(.success($0)) }
             case .failure(.wrongLastSequence):
                 // Another node wrote first: write again on top of its value once this node has it (from the watch),
                 // so that this node delivers every revision in the bucket's order.

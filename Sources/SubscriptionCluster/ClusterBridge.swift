@@ -14,7 +14,8 @@ import SubscriptionWire
 /// Confined to the server's queue (`@unchecked Sendable`): every callback of the client runs there.
 ///
 /// Parts: numbers (`ClusterBridge+Numbers.swift`), publications and interest (`ClusterBridge+Messages.swift`), the
-/// cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`), retained numbers
+/// cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`; for `REMOVE` and retained values
+/// `ClusterBridge+WriteAcks.swift`), retained numbers
 /// (`ClusterBridge+Retained.swift`), queue groups (`ClusterBridge+Groups.swift`).
 public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     /// The name of the shared numbers bucket.

@@ -59,18 +59,26 @@ struct InterestDirectory {
         return gone
     }
 
-    /// The nodes, heard from within ``silence``, that hold a pattern matching `number`: those a publication to it
-    /// reaches through NATS.
-    func expected(for number: String, now: UInt64) -> Set<String> {
+    /// The nodes, heard from within ``silence``, that hold a pattern matching `number` outside groups: those a
+    /// publication to it reaches through NATS on their plain subscriptions. `includingGroups`: also those that hold
+    /// one in a queue group only (a bucket write, a `REMOVE` or a retained value, reaches every node, and each serves
+    /// its own members: docs/CLUSTER.md, steps 5 and 6).
+    func expected(for number: String, now: UInt64, includingGroups: Bool = false) -> Set<String> {
         var found: Set<String> = []
         for (origin, node) in nodes where now &- node.seen <= Self.silence {
             if node.exact.contains(number)
                 || node.wildcards.contains(where: { Names.matches(pattern: $0, number: number) })
+                || (includingGroups && Self.matches(node.groups, number))
             {
                 found.insert(origin)
             }
         }
         return found
+    }
+
+    /// True when a pattern of one of `groups` matches `number`.
+    private static func matches(_ groups: [ExactName: [String]], _ number: String) -> Bool {
+        groups.values.contains { $0.contains { Names.matches(pattern: $0, number: number) } }
     }
 
     /// The queue groups, held by nodes heard from within ``silence``, with a pattern matching `number`: each gets a

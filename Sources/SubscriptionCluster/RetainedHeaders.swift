@@ -3,7 +3,8 @@ import SubscriptionWire
 
 /// The headers of a value in the retained bucket `subd_retained` (docs/CLUSTER.md, "Subjects and headers"): those of
 /// a publication (``BridgeHeaders``: `Subd-Id`, `Subd-From`, `Subd-Info`) and `Subd-Rev: <revision>` and
-/// `Subd-Gen: <generation>` (the numbers bucket's revision of the number's create).
+/// `Subd-Gen: <generation>` (the numbers bucket's revision of the number's create), and `Subd-Ack` when its writer
+/// waits for the other nodes' receivers (`BridgeHeaders+Acks.swift`).
 extension BridgeHeaders {
     /// The value's revision.
     static let revision = "Subd-Rev"
@@ -12,11 +13,13 @@ extension BridgeHeaders {
 
     /// The headers of a retained value.
     static func encodeRetained(
-        origin: String, counter: UInt64, sender: String?, info: [InfoPair], revision: UInt64, generation: UInt64
+        origin: String, counter: UInt64, sender: String?, info: [InfoPair], revision: UInt64, generation: UInt64,
+        replyTo: String? = nil
     ) -> NATSHeaders {
         var headers = encode(origin: origin, counter: counter, sender: sender, info: info)
         headers.append(self.revision, String(revision))
         headers.append(self.generation, String(generation))
+        if let replyTo { headers.append(ack, replyTo) }
         return headers
     }
 

@@ -40,4 +40,24 @@ final class BridgeHeadersTests: XCTestCase {
         XCTAssertNil(BridgeHeaders.number(ofSubject: "subd.kv.subd_numbers.N"))
         XCTAssertNil(BridgeHeaders.number(ofSubject: "subd.m."))
     }
+
+    /// A bucket write that waits for confirmations names its subject in `Subd-Ack` beside its `Subd-Id`; one that does
+    /// not (`ack: local`), or whose headers are not a node's, asks for none.
+    func testABucketWriteAsksForConfirmationsInItsHeaders() throws {
+        let removal = BridgeHeaders.encodeRemoval(origin: "node1-x", counter: 9, replyTo: "subd.ack.node1-x")
+        XCTAssertEqual(removal.fields.map(\.name), ["Subd-Id", "Subd-Ack"])
+        let asked = try XCTUnwrap(BridgeHeaders.confirmationRequest(in: removal))
+        XCTAssertEqual([asked.origin, "\(asked.counter)", asked.subject], ["node1-x", "9", "subd.ack.node1-x"])
+        let local = BridgeHeaders.encodeRemoval(origin: "n", counter: 1, replyTo: nil)
+        XCTAssertNil(BridgeHeaders.confirmationRequest(in: local), "ack: local")
+
+        let value = BridgeHeaders.encodeRetained(
+            origin: "node2-y", counter: 4, sender: "lab", info: [], revision: 3, generation: 2,
+            replyTo: "subd.ack.node2-y")
+        XCTAssertEqual(try XCTUnwrap(BridgeHeaders.confirmationRequest(in: value)).counter, 4)
+        XCTAssertEqual(BridgeHeaders.decodeRetained(value, payload: [])?.revision, 3, "still a retained value")
+        XCTAssertNil(BridgeHeaders.confirmationRequest(in: nil))
+        XCTAssertNil(BridgeHeaders.confirmationRequest(in: ["Subd-Ack": "subd.ack.n"]), "no Subd-Id")
+        XCTAssertNil(BridgeHeaders.confirmationRequest(in: ["Subd-Id": "n 1", "Subd-Ack": "elsewhere"]), "no node's")
+    }
 }

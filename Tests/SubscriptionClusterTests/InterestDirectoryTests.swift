@@ -51,4 +51,18 @@ final class InterestDirectoryTests: XCTestCase {
         XCTAssertEqual(directory.expectedGroups(for: "OTHER", now: 1), ["audit"])
         XCTAssertEqual(directory.expectedGroups(for: "JOBS.a", now: InterestDirectory.silence + 1), [], "silent")
     }
+
+    /// A bucket write (a `REMOVE`, a retained value) reaches every node, and each serves its own members: a node that
+    /// holds a matching pattern in a group only is expected as a node.
+    func testABucketWriteExpectsTheNodesHoldingAMatchingPatternInGroupsToo() {
+        var directory = InterestDirectory()
+        directory.update(origin: "b", patterns: [InterestDirectory.groupLine(pattern: "JOBS.*", group: "w")], now: 0)
+        directory.update(origin: "c", patterns: ["JOBS.a"], now: 0)
+        directory.update(origin: "d", patterns: [InterestDirectory.groupLine(pattern: "OTHER", group: "w")], now: 0)
+        XCTAssertEqual(directory.expected(for: "JOBS.a", now: 1), ["c"])
+        XCTAssertEqual(directory.expected(for: "JOBS.a", now: 1, includingGroups: true), ["b", "c"])
+        XCTAssertEqual(directory.expected(for: "JOBS.b", now: 1, includingGroups: true), ["b"])
+        let later = InterestDirectory.silence + 1
+        XCTAssertEqual(directory.expected(for: "JOBS.a", now: later, includingGroups: true), [], "silent")
+    }
 }

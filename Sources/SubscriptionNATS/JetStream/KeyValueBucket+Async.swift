@@ -39,9 +39,13 @@ extension KeyValueBucket {
         }
     }
 
-    /// ``delete(_:expectedRevision:completion:)`` from any task: the delete marker's revision.
-    public func delete(_ key: String, expectedRevision: UInt64? = nil) async throws(JetStreamError) -> UInt64 {
-        try await Self.onQueue(client) { done in delete(key, expectedRevision: expectedRevision, completion: done) }
+    /// ``delete(_:expectedRevision:headers:completion:)`` from any task: the delete marker's revision.
+    public func delete(
+        _ key: String, expectedRevision: UInt64? = nil, headers: NATSHeaders = NATSHeaders()
+    ) async throws(JetStreamError) -> UInt64 {
+        try await Self.onQueue(client) { done in
+            delete(key, expectedRevision: expectedRevision, headers: headers, completion: done)
+        }
     }
 
     /// ``get(_:completion:)`` from any task.

@@ -147,13 +147,15 @@ public struct KeyValueBucket: Sendable {
         "\(key)@\(expectedRevision)"
     }
 
-    /// Deletes `key`: writes a delete marker (`KV-Operation: DEL`), which watchers see; with `expectedRevision`,
-    /// only if that is the key's last revision. Completes with the marker's revision.
+    /// Deletes `key`: writes a delete marker (`KV-Operation: DEL`), which watchers see with `headers` (the
+    /// stream stores the marker's headers, as a put's); with `expectedRevision`, only if that is the key's last
+    /// revision. Completes with the marker's revision.
     public func delete(
-        _ key: String, expectedRevision: UInt64? = nil,
+        _ key: String, expectedRevision: UInt64? = nil, headers: NATSHeaders = NATSHeaders(),
         completion: @escaping @Sendable (Result<UInt64, JetStreamError>) -> Void
     ) {
-        var headers: NATSHeaders = [KeyValueEntry.operationHeader: KeyValueEntry.Operation.delete.rawValue]
+        var headers = headers
+        headers.set(KeyValueEntry.operationHeader, KeyValueEntry.Operation.delete.rawValue)
         if let expectedRevision {
             headers.set("Nats-Expected-Last-Subject-Sequence", String(expectedRevision))
             headers.set("Nats-Msg-Id", Self.conditionalWriteID(key, expectedRevision))

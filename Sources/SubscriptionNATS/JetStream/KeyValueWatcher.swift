@@ -32,7 +32,10 @@ public final class KeyValueWatcher: @unchecked Sendable {
     private let handler: @Sendable (KeyValueWatchEvent) -> Void
     private var sid: UInt64?
     private var observer: UInt64?
-    private var isLoading = false
+    /// True while the watcher loads the bucket (at start, and after each reconnect): an entry reported meanwhile
+    /// was read from the bucket, not seen live as it was stored. The handler may read it for the entry it is given
+    /// (the live writes that arrived during a load are reported after it, with this false).
+    public private(set) var isLoading = false
     private var needsReload = false
     private var waiting: [KeyValueEntry] = []
     private var isStopped = false

@@ -1,11 +1,13 @@
 /// The STATS counters of the cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4), on a clustered node only
 /// (``ServerStats/clusterAcks`` is nil on a single node, and STATS shows no `cluster_` key there).
 public struct ClusterAckCounters: Sendable, Equatable {
-    /// `cluster_acks_waited`: publications whose `+OK` waited for other nodes' confirmations.
+    /// `cluster_acks_waited`: publications (to retained numbers too) and `REMOVE`s whose `+OK` waited for other
+    /// nodes' confirmations.
     public var waited: UInt64 = 0
     /// `cluster_ack_timeouts`: of those, answered at `ack_timeout` with an expected node's confirmation missing.
     public var timeouts: UInt64 = 0
-    /// `cluster_late_acks`: confirmations that came after their publication was answered (not counted in it).
+    /// `cluster_late_acks`: confirmations that came after their publication (or `REMOVE`) was answered (not counted
+    /// in it).
     public var late: UInt64 = 0
 
     /// Zeroed counters.

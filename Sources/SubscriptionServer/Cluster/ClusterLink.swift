@@ -15,8 +15,9 @@ package protocol ClusterLink: AnyObject {
     func create(_ number: String, retained: Bool, completion: @escaping @Sendable (Result<Bool, ProtocolError>) -> Void)
 
     /// Removes `number` from the shared numbers bucket, and then from this node (``Server/applyClusterRemove(_:)``):
-    /// how many of this node's sessions were told `GONE` (also when the bucket's watch removed it here first);
-    /// `NOTFOUND` when the bucket has no such number, `LIMIT` when the cluster state cannot be reached.
+    /// how many sessions were told `GONE`, this node's (also when the bucket's watch removed it here first) and, with
+    /// `ack: all`, those the other nodes confirmed (docs/CLUSTER.md, step 6); `NOTFOUND` when the bucket has no such
+    /// number, `LIMIT` when the cluster state cannot be reached.
     func remove(_ number: String, completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void)
 
     /// Looks `number` up in the shared numbers bucket, through its leader, for a `SUB`, `PUB` or `SEND` of a number
@@ -55,8 +56,9 @@ package protocol ClusterLink: AnyObject {
 
     /// A local session publishes to the shared retained `number`: the bridge writes the value to the retained bucket
     /// (with the number's next revision) and, once stored, delivers it on this node like every node does
-    /// (``Server/applyClusterRetained(_:revision:sender:info:payload:)``); completes with this node's receivers, or
-    /// `LIMIT` when the bucket cannot be reached (nothing was published).
+    /// (``Server/applyClusterRetained(_:revision:sender:info:payload:)``); completes with this node's receivers and,
+    /// with `ack: all`, those the other nodes confirmed (docs/CLUSTER.md, step 5), or `LIMIT` when the bucket cannot
+    /// be reached (nothing was published).
     func publishRetained(
         to number: String, sender: String?, info: [InfoPair], payload: [UInt8],
         completion: @escaping @Sendable (Result<Int, ProtocolError>) -> Void)

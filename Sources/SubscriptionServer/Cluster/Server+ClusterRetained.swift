@@ -10,8 +10,9 @@ import SubscriptionWire
 extension Server {
     /// With `cluster:`, a `PUB`/`SEND` to a retained number the cluster shares: the session is held while the bridge
     /// writes the value to the bucket (so a publisher's order is kept), then answers `+OK <n>`, `n` counting this
-    /// node's receivers of it, or `-ERR LIMIT` when the bucket cannot be reached (nothing was published). Nil for
-    /// every other publication (the caller publishes as on a single node).
+    /// node's receivers of it and, with `ack: all`, the other nodes' (the bridge waits for them as for a plain
+    /// publication), or `-ERR LIMIT` when the bucket cannot be reached (nothing was published). Nil for every other
+    /// publication (the caller publishes as on a single node).
     func publishRetainedInCluster(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], sender: String?,
         _ environment: ClusterNodeEnvironment

@@ -20,7 +20,8 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
         }
     }
 
-    /// The bucket removes, then this node does (the bridge counts its subscribers told).
+    /// The bucket removes, then this node does (the bridge counts the subscribers told, on every node with `ack:
+    /// all`).
     func removeShared(_ number: String) -> Reply? {
         answerLater { answer in
             cluster.remove(number) { answer($0.map { .ok("removed \($0)") }) }

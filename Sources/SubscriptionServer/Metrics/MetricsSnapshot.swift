@@ -118,7 +118,7 @@ struct MetricsSnapshot {
         if let acks = stats.clusterAcks {
             text.single(
                 "subd_cluster_acks_waited_total", .counter,
-                help: "Publications whose +OK waited for other nodes' receivers (ack: all).", acks.waited)
+                help: "Publications and REMOVEs whose +OK waited for other nodes' receivers (ack: all).", acks.waited)
             text.single(
                 "subd_cluster_ack_timeouts_total", .counter,
                 help: "Of those, answered at ack_timeout with a node's count missing.", acks.timeouts)
