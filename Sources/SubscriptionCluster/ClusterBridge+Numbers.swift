@@ -93,6 +93,17 @@ extension ClusterBridge {
         ProtocolError(.limit, "the cluster state is unavailable (\(why)); nothing was changed, try again")
     }
 
+    /// What a bucket *write* that failed answers: ``unavailable(_:)``, except a write whose answer did not come in
+    /// time, which may have been stored all the same (the stream's leader proposed it and was killed, its successor
+    /// committed it; or the request went out after a reconnect): `-ERR LIMIT the cluster did not answer in time`,
+    /// never "nothing was changed" (docs/CLUSTER.md, "Failure cases").
+    static func writeFailed(_ error: JetStreamError) -> ProtocolError {
+        guard case .client(.timeout) = error else { return unavailable("\(error)") }
+        return ProtocolError(
+            .limit,
+            "the cluster did not answer in time (\(error)); the change may have been made, check before trying again")
+    }
+
     /// A bucket create (expected revision 0, decided by the bucket's leader); the number then exists here too, with
     /// the kind the bucket has (an existing number keeps its own: it is read back through the leader).
     public func create(
@@ -116,7 +127,7 @@ extension ClusterBridge {
                     case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
                     }
                 }
-            case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+            case .failure(let error): completion(.failure(Self.writeFailed(error)))
             }
         }
     }
@@ -161,7 +172,7 @@ extension ClusterBridge {
                     case .success: finish(.success(0))
                     case .failure(.wrongLastSequence):
                         finish(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
-                    case .failure(let error): finish(.failure(Self.unavailable("\(error)")))
+                    case .failure(let error): finish(.failure(Self.writeFailed(error)))
                     }
                 }
             }
