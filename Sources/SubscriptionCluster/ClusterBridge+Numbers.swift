@@ -97,6 +97,17 @@ extension ClusterBridge {
         ProtocolError(.limit, "the cluster state is unavailable (\(why)); nothing was changed, try again")
     }
 
+    /// What a bucket *write* that failed answers: ``unavailable(_:)``, except a write whose answer did not come in
+    /// time, which may have been stored all the same (the stream's leader proposed it and was killed, its successor
+    /// committed it; or the request went out after a reconnect): `-ERR LIMIT the cluster did not answer in time`,
+    /// never "nothing was changed" (docs/CLUSTER.md, "Failure cases").
+    static func writeFailed(_ error: JetStreamError) -> ProtocolError {
+        guard case .client(.timeout) = error else { return unavailable("\(error)") }
+        return ProtocolError(
+            .limit,
+            "the cluster did not answer in time (\(error)); the change may have been made, check before trying again")
+    }
+
     /// A bucket create (expected revision 0, decided by the bucket's leader); the number then exists here too, with
     /// the kind the bucket has (an existing number keeps its own: it is read back through the leader).
     public func create(
@@ -120,7 +131,7 @@ extension ClusterBridge {
                     case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
                     }
                 }
-            case .failure(let error): completion(.failure(Self.unavailable("\(error)")))
+            case .failure(let error): completion(.failure(Self.writeFailed(error)))
             }
         }
     }
@@ -160,6 +171,7 @@ extension ClusterBridge {
                 // At the revision read: a number created again meanwhile is not removed.
                 bucket.delete(number, expectedRevision: entry.revision, headers: headers) { [self] deleted in
                     switch deleted {
+<<<<<<< HEAD
                     case .success:
                         answerWrite(ticket, waits: waits, local: removedHere(number)) { completion(.success($0)) }
                     case .failure(let error):
@@ -167,6 +179,12 @@ extension ClusterBridge {
                         var why = "\(error)"
                         if case .wrongLastSequence = error { why = "'\(number)' changed in the cluster meanwhile" }
                         removeFailed(number, Self.unavailable(why), completion)
+=======
+                    case .success: finish(.success(0))
+                    case .failure(.wrongLastSequence):
+                        finish(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
+                    case .failure(let error): finish(.failure(Self.writeFailed(error)))
+>>>>>>> fault
                     }
                 }
             }

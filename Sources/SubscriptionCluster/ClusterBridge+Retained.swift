@@ -205,7 +205,7 @@ extension ClusterBridge {
                     write(publication, to: bucket, until: deadline, completion: completion)
                 }
             case .failure(let error):
-                completion(.failure(Self.unavailable("\(error)")))
+                completion(.failure(Self.writeFailed(error)))
             }
         }
     }
