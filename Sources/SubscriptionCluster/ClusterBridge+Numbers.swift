@@ -171,20 +171,17 @@ extension ClusterBridge {
                 // At the revision read: a number created again meanwhile is not removed.
                 bucket.delete(number, expectedRevision: entry.revision, headers: headers) { [self] deleted in
                     switch deleted {
-<<<<<<< HEAD
                     case .success:
                         answerWrite(ticket, waits: waits, local: removedHere(number)) { completion(.success($0)) }
                     case .failure(let error):
                         forgetWrite(ticket, waits: waits)
-                        var why = "\(error)"
-                        if case .wrongLastSequence = error { why = "'\(number)' changed in the cluster meanwhile" }
-                        removeFailed(number, Self.unavailable(why), completion)
-=======
-                    case .success: finish(.success(0))
-                    case .failure(.wrongLastSequence):
-                        finish(.failure(Self.unavailable("'\(number)' changed in the cluster meanwhile")))
-                    case .failure(let error): finish(.failure(Self.writeFailed(error)))
->>>>>>> fault
+                        let refusal =
+                            if case .wrongLastSequence = error {
+                                Self.unavailable("'\(number)' changed in the cluster meanwhile")
+                            } else {
+                                Self.writeFailed(error)
+                            }
+                        removeFailed(number, refusal, completion)
                     }
                 }
             }
