@@ -44,9 +44,8 @@ extension BridgeHeaders {
         guard let headers, let subject = headers[ack], subject.hasPrefix(ackPrefix), let idText = headers[id] else {
             return nil
         }
-        let parts = idText.split(separator: " ")
-        guard parts.count == 2, let counter = UInt64(parts[1]) else { return nil }
-        return (String(parts[0]), counter, subject)
+        guard let (origin, counter) = decodeID(idText) else { return nil }
+        return (origin, counter, subject)
     }
 
     /// The subject a node's confirmations come to.
@@ -57,35 +56,69 @@ extension BridgeHeaders {
         counter: UInt64, origin: String, receivers: Int, group: String? = nil, to batch: inout [UInt8]
     ) {
         if !batch.isEmpty { batch.append(UInt8(ascii: "\n")) }
-        batch.append(contentsOf: "\(counter) \(origin) \(receivers)".utf8)
+        appendDecimal(counter, to: &batch)
+        batch.append(UInt8(ascii: " "))
+        batch.append(contentsOf: origin.utf8)
+        batch.append(UInt8(ascii: " "))
+        appendDecimal(UInt64(max(0, receivers)), to: &batch)
         if let group {
             batch.append(UInt8(ascii: " "))
             batch.append(contentsOf: group.utf8)
         }
     }
 
-    /// The confirmations of a batch, in order; nil when a line is not one (the whole batch is ignored: no node sent
-    /// it).
-    static func decodeConfirmations(_ payload: [UInt8]) -> [Confirmation]? {
-        var confirmations: [Confirmation] = []
-        for line in payload.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            guard let confirmation = decodeConfirmation(line) else { return nil }
-            confirmations.append(confirmation)
+    /// Appends `value`'s decimal digits (no string made: a node writes one confirmation per copy it delivers).
+    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        var divisor: UInt64 = 1
+        while value / divisor >= 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
         }
-        return confirmations
     }
 
-    /// One line: three or four words, the counter and the receivers decimal digits.
+    /// The confirmations of a batch, in order; nil when a line is not one (the whole batch is ignored: no node sent
+    /// it). Read in place, word by word (no array of lines or words is made).
+    static func decodeConfirmations(_ payload: [UInt8]) -> [Confirmation]? {
+        var confirmations: [Confirmation] = []
+        var lineStart = payload.startIndex
+        while true {
+            let lineEnd = payload[lineStart...].firstIndex(of: UInt8(ascii: "\n")) ?? payload.endIndex
+            guard let confirmation = decodeConfirmation(payload[lineStart..<lineEnd]) else { return nil }
+            confirmations.append(confirmation)
+            guard lineEnd < payload.endIndex else { return confirmations }
+            lineStart = lineEnd + 1
+        }
+    }
+
+    /// One line: three or four words split by single spaces, the counter and the receivers decimal digits.
     private static func decodeConfirmation(_ line: ArraySlice<UInt8>) -> Confirmation? {
-        let words = line.split(separator: UInt8(ascii: " "), omittingEmptySubsequences: false)
-        guard words.count == 3 || words.count == 4, !words[1].isEmpty, let counter = decimal(words[0]),
-            let receivers = decimal(words[2]), receivers <= UInt64(Int.max)
+        var rest: ArraySlice<UInt8>? = line
+        guard let counter = nextWord(&rest).flatMap(decimal), let origin = nextWord(&rest), !origin.isEmpty,
+            let receivers = nextWord(&rest).flatMap(decimal), receivers <= UInt64(Int.max)
         else { return nil }
-        let group = words.count == 4 && !words[3].isEmpty ? String(decoding: words[3], as: UTF8.self) : nil
-        guard words.count == 3 || group != nil else { return nil }
+        var group: String?
+        if let word = nextWord(&rest) {
+            guard !word.isEmpty, nextWord(&rest) == nil else { return nil }
+            group = String(decoding: word, as: UTF8.self)
+        }
         return Confirmation(
-            counter: counter, origin: String(decoding: words[1], as: UTF8.self), receivers: Int(receivers),
+            counter: counter, origin: String(decoding: origin, as: UTF8.self), receivers: Int(receivers),
             group: group)
+    }
+
+    /// The word at the front of `rest` (up to the next space, or the end), taken off with its space; nil once `rest`
+    /// is used up. A space at the very end leaves an empty last word.
+    private static func nextWord(_ rest: inout ArraySlice<UInt8>?) -> ArraySlice<UInt8>? {
+        guard let remaining = rest else { return nil }
+        guard let space = remaining.firstIndex(of: UInt8(ascii: " ")) else {
+            rest = nil
+            return remaining
+        }
+        rest = remaining[(space + 1)...]
+        return remaining[..<space]
     }
 
     /// A decimal number of 1 to 19 digits (below 10^19, so it fits a UInt64); nil for anything else.

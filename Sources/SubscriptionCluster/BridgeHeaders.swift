@@ -50,9 +50,7 @@ enum BridgeHeaders {
     /// the wire's rules).
     static func decode(_ headers: NATSHeaders?) -> (origin: String, counter: UInt64, sender: String?, info: [InfoPair])?
     {
-        guard let headers, let idText = headers[id] else { return nil }
-        let parts = idText.split(separator: " ")
-        guard parts.count == 2, let counter = UInt64(parts[1]) else { return nil }
+        guard let headers, let idText = headers[id], let (origin, counter) = decodeID(idText) else { return nil }
         var pairs: [InfoPair] = []
         if let text = headers[info] {
             for word in text.split(separator: " ") {
@@ -67,6 +65,21 @@ enum BridgeHeaders {
         }
         let sender = headers[from]
         if let sender, (try? ClientName.check(sender)) == nil { return nil }
-        return (String(parts[0]), counter, sender, pairs)
+        return (origin, counter, sender, pairs)
+    }
+
+    /// `Subd-Id`'s value: `<origin> <counter>`, one space, the counter decimal digits (read as bytes: every copy
+    /// from another node is read here).
+    static func decodeID(_ text: String) -> (origin: String, counter: UInt64)? {
+        let utf8 = text.utf8
+        guard let space = utf8.firstIndex(of: UInt8(ascii: " ")), space != utf8.startIndex else { return nil }
+        let digits = utf8[utf8.index(after: space)...]
+        guard (1...19).contains(digits.count) else { return nil }
+        var counter: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            counter = counter * 10 + UInt64(byte - UInt8(ascii: "0"))
+        }
+        return (String(text[..<space]), counter)
     }
 }

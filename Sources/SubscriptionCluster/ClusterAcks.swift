@@ -20,6 +20,8 @@ struct ClusterAcks {
     /// one `ack_timeout` for all, also the order of their deadlines. One timer at a time sweeps the front
     /// (``ClusterBridge/sweepDeadlines()``); a publication answered before is skipped then.
     var deadlines = Deque<(ticket: UInt64, deadline: UInt64)>()
+    /// The least time between two sweeps, in nanoseconds.
+    static let sweepGranularity: UInt64 = 1_000_000
     /// True while the sweep timer is set.
     var isSweepScheduled = false
     /// This turn's confirmations to other nodes, by reply subject: sent together at the end of the turn, one NATS

@@ -32,9 +32,9 @@ extension ClusterBridge {
     func expectConfirmations(of counter: UInt64, to number: String, served: [String]) -> UInt64? {
         guard client.isConnected else { return nil }
         let now = ClusterAcks.now()
-        let nodes = acks.directory.expected(for: number, now: now)
-        var groups = acks.directory.expectedGroups(for: number, now: now)
-        for group in served { groups.remove(ExactName(group)) }
+        let (nodes, expectedGroups) = acks.directory.expectations(for: number, now: now)
+        var groups = expectedGroups
+        for group in served where !groups.isEmpty { groups.remove(ExactName(group)) }
         guard !nodes.isEmpty || !groups.isEmpty, acks.pending.expect(counter, from: nodes, groups: groups) else {
             return nil
         }
@@ -79,7 +79,9 @@ extension ClusterBridge {
             answer?(receivers)
             answered = true
         }
-        if let next = acks.deadlines.first { scheduleSweep(in: next.deadline - now) }
+        // At most one sweep per millisecond: a timeout is answered up to 1 ms late, and a stream of publications
+        // (each with its own deadline, microseconds apart) does not set a timer each.
+        if let next = acks.deadlines.first { scheduleSweep(in: max(next.deadline - now, ClusterAcks.sweepGranularity)) }
         if answered { scheduleTurnEnd() }
     }
 

@@ -23,7 +23,18 @@ struct InterestDirectory {
     static let silence: UInt64 = 30_000_000_000
 
     /// The other nodes, by origin id.
-    private(set) var nodes: [String: Node] = [:]
+    private(set) var nodes: [String: Node] = [:] {
+        didSet { cache.removeAll(keepingCapacity: true) }
+    }
+
+    /// What ``expectations(for:now:)`` found per number, while the nodes stay as they are and none falls silent
+    /// (until ``cacheValidUntil``): a publication then pays one lookup, not a match against every node's patterns and
+    /// two new sets.
+    private var cache: [String: (nodes: Set<String>, groups: Set<ExactName>)] = [:]
+    /// When the first node heard from falls silent (the cache is cleared then).
+    private var cacheValidUntil: UInt64 = 0
+    /// The most numbers cached; past it the cache starts again.
+    static let cacheLimit = 4096
 
     /// A node's entry was put (or loaded): its patterns (plain, and ``groupLine(pattern:group:)`` for those held in
     /// a group) are these from now on. Returns true when the node is new.
@@ -91,6 +102,19 @@ struct InterestDirectory {
                 found.insert(group)
             }
         }
+        return found
+    }
+
+    /// ``expected(for:now:includingGroups:)`` (outside groups) and ``expectedGroups(for:now:)`` of `number`,
+    /// remembered until the nodes change or one falls silent.
+    mutating func expectations(for number: String, now: UInt64) -> (nodes: Set<String>, groups: Set<ExactName>) {
+        if now > cacheValidUntil || cache.count >= Self.cacheLimit {
+            cache.removeAll(keepingCapacity: true)
+            cacheValidUntil = nodes.values.lazy.map { $0.seen &+ Self.silence }.filter { $0 >= now }.min() ?? .max
+        }
+        if let found = cache[number] { return found }
+        let found = (expected(for: number, now: now), expectedGroups(for: number, now: now))
+        cache[number] = found
         return found
     }
 

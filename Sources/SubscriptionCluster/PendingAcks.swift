@@ -16,22 +16,64 @@ struct PendingAcks {
     /// The answer of a publication: called once with the receivers the other nodes confirmed.
     typealias Answer = @Sendable (Int) -> Void
 
-    /// One publication waiting.
+    /// One publication waiting. A confirmation of an expected node's plain copy (the usual one) is recorded as a bit,
+    /// by the node's place in ``expected``: no allocation, no hashing but the lookup; the rare ones (groups, nodes not
+    /// expected) in small arrays.
     private struct Entry {
+        /// The nodes expected to confirm their plain copy (shared with the bridge's cache of them: not copied).
         var expected: Set<String>
         /// The queue groups expected to confirm their copy (on whichever node NATS gave it to).
         var expectedGroups: Set<ExactName>
-        /// The groups whose copy confirmed, on any node.
-        var groupsMet: Set<ExactName> = []
-        /// The nodes whose plain copy confirmed.
-        var confirmed: Set<String> = []
+        /// Expected nodes and groups that have not confirmed yet.
+        var missing: Int
+        /// Bit i: the node at offset i of ``expected`` confirmed its plain copy (the first 64; more in ``others``).
+        var confirmedMask: UInt64 = 0
+        /// The other nodes whose plain copy confirmed (not expected, or past the mask).
+        var others: [String] = []
         /// The (node, group) copies that confirmed.
-        var groupsConfirmed: Set<String> = []
+        var groupsConfirmed: [(node: String, group: ExactName)] = []
         var receivers = 0
         var answer: Answer?
 
+        init(expected: Set<String>, expectedGroups: Set<ExactName>) {
+            self.expected = expected
+            self.expectedGroups = expectedGroups
+            self.missing = expected.count + expectedGroups.count
+        }
+
         /// True once every expected node and group confirmed.
-        var isComplete: Bool { expected.isSubset(of: confirmed) && expectedGroups.isSubset(of: groupsMet) }
+        var isComplete: Bool { missing == 0 }
+
+        /// Records `node`'s plain copy: false when it was recorded already.
+        mutating func recordPlain(_ node: String) -> Bool {
+            if let index = expected.firstIndex(of: node) {
+                let offset = expected.distance(from: expected.startIndex, to: index)
+                if offset < 64 {
+                    let bit: UInt64 = 1 << UInt64(offset)
+                    guard confirmedMask & bit == 0 else { return false }
+                    confirmedMask |= bit
+                    missing -= 1
+                    return true
+                }
+                guard !others.contains(node) else { return false }
+                others.append(node)
+                missing -= 1
+                return true
+            }
+            guard !others.contains(node) else { return false }
+            others.append(node)
+            return true
+        }
+
+        /// Records `node`'s copy of `group`: false when it was recorded already. The first copy of an expected group
+        /// meets it.
+        mutating func recordGroup(_ group: ExactName, by node: String) -> Bool {
+            guard !groupsConfirmed.contains(where: { $0.node == node && $0.group == group }) else { return false }
+            let met = groupsConfirmed.contains { $0.group == group }
+            groupsConfirmed.append((node, group))
+            if !met && expectedGroups.contains(group) { missing -= 1 }
+            return true
+        }
     }
 
     /// What a confirmation did.
@@ -82,7 +124,7 @@ struct PendingAcks {
     /// of that queue group (which meets the group, whichever node confirms it).
     mutating func confirm(_ ticket: UInt64, by node: String, group: String? = nil, receivers: Int) -> Confirmation {
         guard let index = entries.index(forKey: ticket) else { return .late }
-        // Changed in place: a copy taken out and put back would copy its sets on the first insert.
+        // Changed in place: a copy taken out and put back would copy its arrays on the first append.
         let outcome = Self.count(node, group: group, receivers: receivers, in: &entries.values[index])
         if case .complete = outcome { entries.remove(at: index) }
         return outcome
@@ -94,10 +136,9 @@ struct PendingAcks {
         _ node: String, group: String?, receivers: Int, in entry: inout Entry
     ) -> Confirmation {
         if let group {
-            guard entry.groupsConfirmed.insert(node + " " + group).inserted else { return .duplicate }
-            entry.groupsMet.insert(ExactName(group))
+            guard entry.recordGroup(ExactName(group), by: node) else { return .duplicate }
         } else {
-            guard entry.confirmed.insert(node).inserted else { return .duplicate }
+            guard entry.recordPlain(node) else { return .duplicate }
         }
         entry.receivers += receivers
         guard let answer = entry.answer, entry.isComplete else { return .counted }

@@ -29,6 +29,12 @@ final class BridgeHeadersTests: XCTestCase {
     func testMessagesNoNodeSentAreRefused() {
         XCTAssertNil(BridgeHeaders.decode(nil))
         XCTAssertNil(BridgeHeaders.decode(["Subd-Id": "no-counter"]))
+        for bad in ["n x", " 12", "n ", "n 1 2", "n  1", "n -1", "n +1", "n 99999999999999999999", ""] {
+            XCTAssertNil(BridgeHeaders.decodeID(bad), bad)
+        }
+        XCTAssertEqual(BridgeHeaders.decodeID("node1-x 18446744073709551615")?.counter, nil, "20 digits")
+        XCTAssertEqual(BridgeHeaders.decodeID("node1-x 9999999999999999999")?.counter, 9_999_999_999_999_999_999)
+        XCTAssertEqual(BridgeHeaders.decodeID("node1-x 0")?.origin, "node1-x")
         XCTAssertNil(BridgeHeaders.decode(["Subd-Id": "n 1", "Subd-Info": "from=me"]), "a server key as a pair")
         XCTAssertNil(BridgeHeaders.decode(["Subd-Id": "n 1", "Subd-Info": "novalue"]))
         XCTAssertNil(BridgeHeaders.decode(["Subd-Id": "n 1", "Subd-From": String(repeating: "x", count: 65)]))

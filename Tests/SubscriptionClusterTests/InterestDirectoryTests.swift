@@ -65,4 +65,40 @@ final class InterestDirectoryTests: XCTestCase {
         let later = InterestDirectory.silence + 1
         XCTAssertEqual(directory.expected(for: "JOBS.a", now: later, includingGroups: true), [], "silent")
     }
+
+    /// The remembered expectations follow every change of the nodes and a node falling silent, and agree with the
+    /// uncached answers.
+    func testRememberedExpectationsFollowUpdatesAndSilence() {
+        var directory = InterestDirectory()
+        directory.update(
+            origin: "b", patterns: ["N", InterestDirectory.groupLine(pattern: "N", group: "g")], now: 0)
+        XCTAssertEqual(directory.expectations(for: "N", now: 1).nodes, ["b"])
+        XCTAssertEqual(directory.expectations(for: "N", now: 2).groups, ["g"])
+        directory.update(origin: "c", patterns: ["*"], now: 10)
+        XCTAssertEqual(directory.expectations(for: "N", now: 11).nodes, ["b", "c"], "a new node is seen at once")
+        directory.update(origin: "b", patterns: [], now: 12)
+        XCTAssertEqual(directory.expectations(for: "N", now: 13).nodes, ["c"], "a node's new entry is seen at once")
+        XCTAssertEqual(directory.expectations(for: "N", now: 13).groups, [])
+        directory.remove(origin: "c")
+        XCTAssertEqual(directory.expectations(for: "N", now: 14).nodes, [], "a deleted entry is seen at once")
+        directory.update(origin: "d", patterns: ["N"], now: 20)
+        XCTAssertEqual(directory.expectations(for: "N", now: 21).nodes, ["d"])
+        XCTAssertEqual(
+            directory.expectations(for: "N", now: 20 + InterestDirectory.silence + 1).nodes, [],
+            "a node that fell silent is expected no longer, cached or not")
+        var generator = SystemRandomNumberGenerator()
+        for step in 0..<2_000 {
+            // The clock only goes forward, from where the checks above left it.
+            let now = 21 + InterestDirectory.silence + UInt64(step) * InterestDirectory.silence / 100
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0: directory.update(origin: "n\(step % 5)", patterns: [["N"], ["*"], ["M"], []][step % 4], now: now)
+            case 1: directory.remove(origin: "n\(step % 5)")
+            default: break
+            }
+            for number in ["N", "M"] {
+                XCTAssertEqual(
+                    directory.expectations(for: number, now: now).nodes, directory.expected(for: number, now: now))
+            }
+        }
+    }
 }
