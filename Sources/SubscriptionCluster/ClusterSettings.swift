@@ -25,7 +25,7 @@ public struct ClusterSettings: Sendable, Equatable {
     /// `ack_timeout`: how long a publication's `+OK` waits for the other nodes' confirmations with `ack: all`.
     public var ackTimeout: Duration
     /// `ack_window`: with `ack: all`, the most publications of one session that wait for their confirmations at once;
-    /// the session's next command waits (nothing more is read from it) until the oldest is answered.
+    /// the session's next command waits (nothing more is read from it) until a quarter of them are answered.
     public var ackWindow: Int
     /// Replicas of the shared buckets when this node is the one that makes them; nil: min(3, servers listed).
     public var replicas: Int?

@@ -89,7 +89,7 @@ struct PendingAcks {
     }
 
     /// At most this many publications wait at once; beyond it a publication is answered at once with the local count
-    /// (each session holds at most one, so this is only reached past that many sessions publishing at once).
+    /// (each session has at most `ack_window` waiting, so this is reached only when many sessions pipeline at once).
     static let limit = 65_536
 
     private var entries: [UInt64: Entry] = [:]

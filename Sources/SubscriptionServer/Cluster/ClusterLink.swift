@@ -39,7 +39,7 @@ package protocol ClusterLink: AnyObject {
     func confirmations(of ticket: UInt64, answer: @escaping @Sendable (Int) -> Void)
 
     /// `ack_window`: the most publications of one session whose replies wait for confirmations at once (the next
-    /// waits, unread, until the oldest is answered: ``Server/runsAhead(_:of:)``).
+    /// waits, unread, until a quarter of them are answered: ``Server/runsAhead(_:of:)``).
     var ackWindow: Int { get }
 
     /// The node's sessions now hold `pattern` once more (a new subscription outside queue groups).

@@ -6,8 +6,9 @@ import SubscriptionProtocol
 /// concurrently, at most `ack_window` of them (``ClusterLink/ackWindow``); their replies, and those of the commands
 /// behind them, leave in command order (``RepliesInFlight``). Any other command waits in ``Session/waitingCommand``
 /// until every reply ahead of it is out, so what it answers or pushes follows them (a `GET`'s value, a `SUB`'s retained
-/// values, a `QUIT`'s goodbye); a publication past the window waits there until the oldest one is answered, and
-/// nothing more is read from the session meanwhile (the client's socket fills: back-pressure, as for a full output).
+/// values, a `QUIT`'s goodbye); a publication past the window waits there until a quarter of the window is free
+/// again, and nothing more is read from the session meanwhile (the client's socket fills: back-pressure, as for a
+/// full output).
 extension Server {
     /// True when `command` may run now although `session` has replies in flight: a `PUB` or `SEND` while fewer than
     /// `ack_window` wait.
@@ -28,8 +29,11 @@ extension Server {
         let mayRun: Bool
         if session.repliesInFlight.isEmpty {
             mayRun = true
-        } else if case .success(let command) = waiting {
-            mayRun = runsAhead(command, of: session)
+        } else if case .success(let command) = waiting, runsAhead(command, of: session) {
+            // A publication past the window goes on once a quarter of the window is free, not at each answer: one
+            // resume then runs a batch of publications, not one.
+            let window = cluster?.ackWindow ?? 1
+            mayRun = session.repliesInFlight.count <= window - max(1, window / 4)
         } else {
             mayRun = false
         }
