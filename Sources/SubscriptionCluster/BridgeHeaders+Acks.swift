@@ -4,23 +4,38 @@ import SubscriptionNATS
 /// carries the reply subject `subd.ack.<origin>`; a node that delivers it confirms there `<counter> <its origin>
 /// <receivers>` for the copy of its plain subscription, and `<counter> <its origin> <receivers> <group>` for the copy
 /// of a queue group's (docs/CLUSTER.md, steps 3 and 4: the two copies serve different sessions, so each is confirmed
-/// and counted on its own). A node sends the confirmations of one turn to one subject together, one per line (`LF`
-/// between them), in one NATS message. A bucket write that waits the same way (a `REMOVE`'s delete, a retained
+/// and counted on its own). A node sends the confirmations of one turn to one subject together, one line per run of
+/// consecutive counters with the same receivers and copy (`<first>-<last> ...`; ``ConfirmationBatch``), `LF` between
+/// them, in one NATS message. A bucket write that waits the same way (a `REMOVE`'s delete, a retained
 /// value; steps 5 and 6) cannot carry a reply subject (the write's own is JetStream's acknowledgement): it carries
 /// `Subd-Id: <origin> <counter>` and `Subd-Ack: subd.ack.<origin>`, and a node that applies it as its watch sees it
 /// stored confirms there as for a publication. Written and read only here.
 extension BridgeHeaders {
     /// One confirmation.
     struct Confirmation: Equatable {
-        /// The publication's counter (`Subd-Id`), the ticket it waits under.
+        /// The publication's counter (`Subd-Id`), the ticket it waits under: the first of a run.
         var counter: UInt64
+        /// The last counter of the run this line confirms, each with the same receivers (`counter` for one).
+        var last: UInt64
         /// The confirming node's origin id.
         var origin: String
         /// The sessions the copy was queued for there.
         var receivers: Int
         /// The queue group whose copy this is; nil for the plain copy.
         var group: String?
+
+        /// A confirmation of `counter` (or of the run `counter...last`).
+        init(counter: UInt64, last: UInt64? = nil, origin: String, receivers: Int, group: String? = nil) {
+            self.counter = counter
+            self.last = last ?? counter
+            self.origin = origin
+            self.receivers = receivers
+            self.group = group
+        }
     }
+
+    /// The longest run one line may confirm.
+    static let maxRun: UInt64 = 1 << 20
 
     /// The subject prefix of confirmations.
     static let ackPrefix = "subd.ack."
@@ -51,12 +66,18 @@ extension BridgeHeaders {
     /// The subject a node's confirmations come to.
     static func ackSubject(of origin: String) -> String { ackPrefix + origin }
 
-    /// Appends a confirmation's line to `batch` (after a `LF` when it holds one already).
+    /// Appends a confirmation's line to `batch` (after a `LF` when it holds one already): `<counter> <origin>
+    /// <receivers>[ <group>]`, or `<first>-<last> ...` for a run of counters that each reached the same receivers.
     static func appendConfirmation(
-        counter: UInt64, origin: String, receivers: Int, group: String? = nil, to batch: inout [UInt8]
+        counter: UInt64, last: UInt64? = nil, origin: String, receivers: Int, group: String? = nil,
+        to batch: inout [UInt8]
     ) {
         if !batch.isEmpty { batch.append(UInt8(ascii: "\n")) }
         appendDecimal(counter, to: &batch)
+        if let last, last != counter {
+            batch.append(UInt8(ascii: "-"))
+            appendDecimal(last, to: &batch)
+        }
         batch.append(UInt8(ascii: " "))
         batch.append(contentsOf: origin.utf8)
         batch.append(UInt8(ascii: " "))
@@ -67,8 +88,9 @@ extension BridgeHeaders {
         }
     }
 
-    /// Appends `value`'s decimal digits (no string made: a node writes one confirmation per copy it delivers).
-    private static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+    /// Appends `value`'s decimal digits (no string made: a node writes one confirmation per copy it delivers, and
+    /// two sizes per publication it batches).
+    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
         var divisor: UInt64 = 1
         while value / divisor >= 10 { divisor *= 10 }
         var rest = value
@@ -96,7 +118,7 @@ extension BridgeHeaders {
     /// One line: three or four words split by single spaces, the counter and the receivers decimal digits.
     private static func decodeConfirmation(_ line: ArraySlice<UInt8>) -> Confirmation? {
         var rest: ArraySlice<UInt8>? = line
-        guard let counter = nextWord(&rest).flatMap(decimal), let origin = nextWord(&rest), !origin.isEmpty,
+        guard let (counter, last) = nextWord(&rest).flatMap(run), let origin = nextWord(&rest), !origin.isEmpty,
             let receivers = nextWord(&rest).flatMap(decimal), receivers <= UInt64(Int.max)
         else { return nil }
         var group: String?
@@ -105,8 +127,17 @@ extension BridgeHeaders {
             group = String(decoding: word, as: UTF8.self)
         }
         return Confirmation(
-            counter: counter, origin: String(decoding: origin, as: UTF8.self), receivers: Int(receivers),
+            counter: counter, last: last, origin: String(decoding: origin, as: UTF8.self), receivers: Int(receivers),
             group: group)
+    }
+
+    /// `<counter>` or `<first>-<last>` (first below last, at most ``maxRun`` counters).
+    private static func run(_ word: ArraySlice<UInt8>) -> (UInt64, UInt64)? {
+        guard let dash = word.firstIndex(of: UInt8(ascii: "-")) else { return decimal(word).map { ($0, $0) } }
+        guard let first = decimal(word[..<dash]), let last = decimal(word[(dash + 1)...]), first < last,
+            last - first < maxRun
+        else { return nil }
+        return (first, last)
     }
 
     /// The word at the front of `rest` (up to the next space, or the end), taken off with its space; nil once `rest`

@@ -26,9 +26,7 @@ struct ClusterAcks {
     var isSweepScheduled = false
     /// This turn's confirmations to other nodes, by reply subject: sent together at the end of the turn, one NATS
     /// message per subject (``ClusterBridge/sendConfirmations()``).
-    var outgoing: [String: [UInt8]] = [:]
-    /// A batch at least this large is sent at once.
-    static let batchBytes = 16 * 1024
+    var outgoing: [String: ConfirmationBatch] = [:]
     /// The other nodes' patterns.
     var directory = InterestDirectory()
     /// The confirmations' subscription (`subd.ack.<origin>`), once made.

@@ -39,7 +39,7 @@ extension ClusterBridge {
             return nil
         }
         server.countClusterAck(.waited)
-        startTimeout(of: counter)
+        startTimeout(of: counter, now: now)
         return counter
     }
 
@@ -52,9 +52,9 @@ extension ClusterBridge {
     public var ackWindow: Int { settings.ackWindow }
 
     /// `ticket` is answered after `ack_timeout` at the latest, with the receivers confirmed by then.
-    func startTimeout(of ticket: UInt64) {
+    func startTimeout(of ticket: UInt64, now: UInt64? = nil) {
         let timeout = settings.ackTimeout.dispatchNanoseconds
-        acks.deadlines.append((ticket, ClusterAcks.now() + timeout))
+        acks.deadlines.append((ticket, (now ?? ClusterAcks.now()) + timeout))
         if !acks.isSweepScheduled { scheduleSweep(in: timeout) }
     }
 
@@ -92,15 +92,16 @@ extension ClusterBridge {
             return
         }
         for confirmation in confirmations {
-            switch acks.pending.confirm(
-                confirmation.counter, by: confirmation.origin, group: confirmation.group,
-                receivers: confirmation.receivers)
-            {
-            case .counted, .duplicate: break
-            case .complete(let answer, let total):
-                answer(total)
-                scheduleTurnEnd()
-            case .late: server.countClusterAck(.late)
+            for counter in confirmation.counter...confirmation.last {
+                switch acks.pending.confirm(
+                    counter, by: confirmation.origin, group: confirmation.group, receivers: confirmation.receivers)
+                {
+                case .counted, .duplicate: break
+                case .complete(let answer, let total):
+                    answer(total)
+                    scheduleTurnEnd()
+                case .late: server.countClusterAck(.late)
+                }
             }
         }
     }
@@ -111,13 +112,11 @@ extension ClusterBridge {
     /// (``sendConfirmations()``), or at once when the batch is large.
     func confirm(_ counter: UInt64, receivers: Int, to subject: String, group: String? = nil) {
         guard subject.hasPrefix(BridgeHeaders.ackPrefix) else { return }
-        let size = acks.outgoing[subject, default: []].count
-        BridgeHeaders.appendConfirmation(
-            counter: counter, origin: origin, receivers: receivers, group: group,
-            to: &acks.outgoing[subject, default: []])
-        if size == 0 { scheduleTurnEnd() }
-        if size >= ClusterAcks.batchBytes, let batch = acks.outgoing.removeValue(forKey: subject) {
-            send(batch, to: subject)
+        if acks.outgoing.isEmpty { scheduleTurnEnd() }
+        acks.outgoing[subject, default: ConfirmationBatch()].add(counter, receivers: receivers, group: group)
+        if let batch = acks.outgoing[subject], batch.runs.count >= ConfirmationBatch.maxRuns {
+            acks.outgoing[subject] = nil
+            send(batch.encode(origin: origin), to: subject)
         }
     }
 
@@ -126,7 +125,7 @@ extension ClusterBridge {
         guard !acks.outgoing.isEmpty else { return }
         let batches = acks.outgoing
         acks.outgoing.removeAll(keepingCapacity: true)
-        for (subject, batch) in batches { send(batch, to: subject) }
+        for (subject, batch) in batches { send(batch.encode(origin: origin), to: subject) }
     }
 
     private func send(_ batch: [UInt8], to subject: String) {

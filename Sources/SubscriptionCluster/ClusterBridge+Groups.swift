@@ -57,16 +57,17 @@ extension ClusterBridge {
     /// A copy NATS gave this node for `group`: delivered to one member of the group here, unless the publishing node
     /// served the group or the group had this publication already (through another of its patterns here).
     private func received(_ message: NATSMessage, for group: String) {
-        guard let (number, parts) = arrived(message) else { return }
-        guard groupInterest.accept(origin: parts.origin, counter: parts.counter, group: group),
-            !BridgeHeaders.served(group, in: message.headers)
-        else { return }
-        let receivers = message.payload.withUnsafeBytes { payload in
-            server.deliverFromCluster(
-                to: number, sender: parts.sender, info: parts.info, audience: .group(group), payload: payload)
+        forEachArrival(in: message) { number, parts, headers, payload in
+            guard groupInterest.accept(origin: parts.origin, counter: parts.counter, group: group),
+                !BridgeHeaders.served(group, in: headers)
+            else { return }
+            let receivers = payload.withUnsafeBytes { payload in
+                server.deliverFromCluster(
+                    to: number, sender: parts.sender, info: parts.info, audience: .group(group), payload: payload)
+            }
+            // With `ack: all` the group's copy is confirmed on its own (the plain copy serves other sessions).
+            if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo, group: group) }
         }
-        // With `ack: all` the group's copy is confirmed on its own (the plain copy serves other sessions).
-        if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo, group: group) }
         scheduleTurnEnd()
     }
 }

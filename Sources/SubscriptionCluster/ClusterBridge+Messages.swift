@@ -18,16 +18,29 @@ extension ClusterBridge {
     ) -> UInt64? {
         counter += 1
         let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
-        let replyTo = confirmationSubject
+        if !batch.accepts(number, payloadBytes: payload.count) { sendBatch() }
+        if batch.isEmpty {
+            server.queue.async { [self] in sendBatch() }
+        }
+        batch.append(to: number, headers: headers, payload: payload)
+        return confirmationSubject == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
+    }
+
+    /// Sends the publications batched so far (``PublicationBatch``) as one message: at the end of the turn that made
+    /// them, or before a publication that cannot join them. One NATS does not take (its buffer full, over its
+    /// `max_payload`, closed) is counted in ``dropped`` (STATS `cluster_dropped`), each of its publications, and
+    /// logged at debug; their `+OK`, if it waits, is answered at `ack_timeout`.
+    func sendBatch() {
+        guard let (number, headers, payload) = batch.take() else { return }
+        let count = headers[PublicationBatch.header].flatMap { Int($0) } ?? 1
         do throws(NATSError) {
             try client.publish(
-                subject: BridgeHeaders.subject(of: number), replyTo: replyTo, headers: headers, payload: payload)
+                subject: BridgeHeaders.subject(of: number), replyTo: confirmationSubject, headers: headers,
+                payload: payload)
         } catch {
-            dropped += 1
-            logger.debug("cluster: a publication to \(number) was not sent to the other nodes: \(error)")
-            return nil
+            dropped += UInt64(count)
+            logger.debug("cluster: \(count) publication(s) to \(number) not sent to the other nodes: \(error)")
         }
-        return replyTo == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
     }
 
     /// One more holder of `pattern`: subscribed upstream when it has no upstream subscription yet (its first holder,
@@ -74,28 +87,40 @@ extension ClusterBridge {
     /// node's subscribers outside queue groups, the others (overlapping patterns) are dropped by their origin's
     /// counter.
     private func received(_ message: NATSMessage) {
-        guard let (number, parts) = arrived(message) else { return }
-        guard origins.accept(origin: parts.origin, counter: parts.counter) else { return }
-        let receivers = message.payload.withUnsafeBytes { payload in
-            server.deliverFromCluster(
-                to: number, sender: parts.sender, info: parts.info, audience: .plainOnly, payload: payload)
+        forEachArrival(in: message) { number, parts, _, payload in
+            guard origins.accept(origin: parts.origin, counter: parts.counter) else { return }
+            let receivers = payload.withUnsafeBytes { payload in
+                server.deliverFromCluster(
+                    to: number, sender: parts.sender, info: parts.info, audience: .plainOnly, payload: payload)
+            }
+            if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo) }
         }
-        if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo) }
         scheduleTurnEnd()
     }
 
-    /// What a copy says, once it is checked to be a node's publication (nil, and logged at debug, when it is not),
-    /// counted in ``received`` when it is the first copy of its publication to arrive here.
-    func arrived(
-        _ message: NATSMessage
-    ) -> (number: String, parts: (origin: String, counter: UInt64, sender: String?, info: [InfoPair]))? {
+    /// What a publication of another node says: its origin and counter, its sender, its info pairs.
+    typealias Parts = (origin: String, counter: UInt64, sender: String?, info: [InfoPair])
+
+    /// Each publication a copy carries (a batch's, in order: ``PublicationBatch``), once checked to be a node's (one
+    /// that is not is skipped, and logged at debug): its number, what its headers say, its headers, its payload.
+    /// Counted in ``received`` when it is the first copy of its publication to arrive here.
+    func forEachArrival(
+        in message: NATSMessage,
+        _ body: (_ number: String, _ parts: Parts, _ headers: NATSHeaders?, _ payload: ArraySlice<UInt8>) -> Void
+    ) {
         guard let number = BridgeHeaders.number(ofSubject: message.subject), !Names.isSystem(number),
-            let parts = BridgeHeaders.decode(message.headers)
+            let publications = PublicationBatch.publications(of: message)
         else {
             logger.debug("cluster: ignored a message on \(message.subject) that no node sent")
-            return nil
+            return
         }
-        if arrivals.accept(origin: parts.origin, counter: parts.counter) { received += 1 }
-        return (number, parts)
+        for (headers, payload) in publications {
+            guard let parts = BridgeHeaders.decode(headers) else {
+                logger.debug("cluster: ignored a publication on \(message.subject) that no node sent")
+                continue
+            }
+            if arrivals.accept(origin: parts.origin, counter: parts.counter) { received += 1 }
+            body(number, parts, headers, payload)
+        }
     }
 }

@@ -56,6 +56,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var lastError: String?
     /// True once an end of turn is scheduled for what arrived from NATS.
     var isTurnEndScheduled = false
+    /// This turn's publications to one number, not sent yet (``sendBatch()``).
+    var batch = PublicationBatch()
     /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
     var dropped: UInt64 = 0
     /// The cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`).

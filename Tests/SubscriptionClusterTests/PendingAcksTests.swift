@@ -63,6 +63,32 @@ final class PendingAcksTests: XCTestCase {
         }
     }
 
+    /// Consecutive counters with the same receivers and copy make one run, one line; anything else starts another.
+    func testRunsOfConfirmationsCollapseIntoOneLineEach() {
+        var batch = ConfirmationBatch()
+        for counter in UInt64(10)...20 { batch.add(counter, receivers: 5, group: nil) }
+        batch.add(21, receivers: 4, group: nil)
+        batch.add(22, receivers: 4, group: "g")
+        batch.add(23, receivers: 4, group: "g")
+        batch.add(25, receivers: 4, group: "g")
+        let payload = batch.encode(origin: "n2")
+        XCTAssertEqual(String(decoding: payload, as: UTF8.self), "10-20 n2 5\n21 n2 4\n22-23 n2 4 g\n25 n2 4 g")
+        XCTAssertEqual(
+            BridgeHeaders.decodeConfirmations(payload),
+            [
+                .init(counter: 10, last: 20, origin: "n2", receivers: 5),
+                .init(counter: 21, origin: "n2", receivers: 4),
+                .init(counter: 22, last: 23, origin: "n2", receivers: 4, group: "g"),
+                .init(counter: 25, origin: "n2", receivers: 4, group: "g"),
+            ])
+        for bad in ["5-5 n 1", "6-5 n 1", "1- n 1", "-3 n 1", "1-2-3 n 1", "0-\(BridgeHeaders.maxRun) n 1"] {
+            XCTAssertNil(BridgeHeaders.decodeConfirmations(Array(bad.utf8)), bad)
+        }
+        XCTAssertEqual(
+            BridgeHeaders.decodeConfirmations(Array("0-\(BridgeHeaders.maxRun - 1) n 1".utf8))?.first?.last,
+            BridgeHeaders.maxRun - 1, "the longest run")
+    }
+
     /// One turn's confirmations to one node travel in one message, one per line, and read back in order.
     func testABatchOfConfirmationsReadsBackInOrder() {
         var batch: [UInt8] = []

@@ -73,3 +73,19 @@ public struct NATSHeaders: Equatable, Sendable, ExpressibleByDictionaryLiteral {
         byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
     }
 }
+
+extension NATSHeaders {
+    /// Appends this header block as NATS writes it (`NATS/1.0`, the fields, an empty line), for headers carried
+    /// inside a payload (the cluster bridge's batches of publications).
+    public func encodeBlock(into bytes: inout [UInt8]) {
+        NATSHeaderBlock.encode(self, into: &bytes)
+    }
+
+    /// How many bytes ``encodeBlock(into:)`` appends.
+    public var encodedBlockCount: Int { NATSHeaderBlock.encodedCount(self) }
+
+    /// The headers of a whole block as ``encodeBlock(into:)`` writes it; `block` is read during the call only.
+    public init(block: UnsafeRawBufferPointer) throws(NATSProtocolError) {
+        self = try NATSHeaderBlock.parse(block)
+    }
+}

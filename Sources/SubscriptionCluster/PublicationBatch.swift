@@ -1,0 +1,118 @@
+import SubscriptionNATS
+
+/// Consecutive publications of this node to one number, sent upstream as one NATS message (docs/CLUSTER.md,
+/// "Subjects and headers", batches): a pipelining publisher's publications of one turn cost NATS one message, not
+/// one each, and each receiving node one frame to read. A plain value; the bridge sends it at the end of the turn
+/// (``ClusterBridge/sendBatch()``), or sooner when the next publication goes to another number (one origin's
+/// publications must reach a node in their counters' order) or would make it larger than ``maxBytes``.
+///
+/// A batch of one is an ordinary publication: its own headers and payload. A batch of more has the header
+/// `Subd-Batch: <count>` and a payload of its publications one after the other, each `<header bytes> <payload
+/// bytes>` LF, then its header block (as NATS writes one: `NATS/1.0`, the fields, an empty line, with the headers a
+/// single publication would have), then its payload.
+struct PublicationBatch {
+    /// The header that marks a batch and counts its publications.
+    static let header = "Subd-Batch"
+    /// A batch's payload stays below this (a publication larger than it goes alone).
+    static let maxBytes = 64 * 1024
+
+    /// The number the publications go to; nil while empty.
+    private(set) var number: String?
+    /// How many publications it holds.
+    private(set) var count = 0
+    /// The first publication, kept as it is while it is the only one.
+    private var single: (headers: NATSHeaders, payload: [UInt8])?
+    /// The encoded publications, once there are two.
+    private var body: [UInt8] = []
+
+    /// True when it holds nothing.
+    var isEmpty: Bool { count == 0 }
+
+    /// True when a publication of `payloadBytes` to `number` may join it (same number, room left; an empty batch
+    /// takes anything).
+    func accepts(_ number: String, payloadBytes: Int) -> Bool {
+        guard let current = self.number else { return true }
+        return current == number && body.count + payloadBytes + 1024 <= Self.maxBytes
+            && (single?.payload.count ?? 0) + payloadBytes + 1024 <= Self.maxBytes
+    }
+
+    /// Adds a publication (the caller checked ``accepts(_:payloadBytes:)``).
+    mutating func append(to number: String, headers: NATSHeaders, payload: ArraySlice<UInt8>) {
+        if count == 0 {
+            self.number = number
+            single = (headers, Array(payload))
+        } else {
+            if let first = single {
+                Self.encode(first.headers, first.payload[...], into: &body)
+                single = nil
+            }
+            Self.encode(headers, payload, into: &body)
+        }
+        count += 1
+    }
+
+    /// The message to send, and empties the batch: the headers and payload (a batch's own for two or more).
+    mutating func take() -> (number: String, headers: NATSHeaders, payload: [UInt8])? {
+        guard let number else { return nil }
+        defer { self = PublicationBatch() }
+        if let single { return (number, single.headers, single.payload) }
+        var headers = NATSHeaders()
+        headers.append(Self.header, "\(count)")
+        return (number, headers, body)
+    }
+
+    /// Appends one publication: its sizes line, its header block and its payload, written in place.
+    private static func encode(_ headers: NATSHeaders, _ payload: ArraySlice<UInt8>, into body: inout [UInt8]) {
+        BridgeHeaders.appendDecimal(UInt64(headers.encodedBlockCount), to: &body)
+        body.append(UInt8(ascii: " "))
+        BridgeHeaders.appendDecimal(UInt64(payload.count), to: &body)
+        body.append(UInt8(ascii: "\n"))
+        headers.encodeBlock(into: &body)
+        body.append(contentsOf: payload)
+    }
+
+    /// The publications of a message: a batch's, in order, or the message's own headers and payload. Nil when a
+    /// batch does not read back (no node sent it: the whole message is ignored).
+    static func publications(
+        of message: NATSMessage
+    ) -> [(headers: NATSHeaders?, payload: ArraySlice<UInt8>)]? {
+        guard let text = message.headers?[header] else { return [(message.headers, message.payload[...])] }
+        guard let count = Int(text), count >= 2 else { return nil }
+        var items: [(headers: NATSHeaders?, payload: ArraySlice<UInt8>)] = []
+        items.reserveCapacity(count)
+        var rest = message.payload[...]
+        while !rest.isEmpty {
+            guard let newline = rest.firstIndex(of: UInt8(ascii: "\n")),
+                let sizes = sizes(rest[..<newline]),
+                rest.index(after: newline) + sizes.header + sizes.payload <= rest.endIndex
+            else { return nil }
+            let blockStart = rest.index(after: newline)
+            let payloadStart = blockStart + sizes.header
+            guard let headers = rest[blockStart..<payloadStart].withUnsafeBytes({ try? NATSHeaders(block: $0) }) else {
+                return nil
+            }
+            items.append((headers, rest[payloadStart..<payloadStart + sizes.payload]))
+            rest = rest[(payloadStart + sizes.payload)...]
+        }
+        return items.count == count ? items : nil
+    }
+
+    /// `<header bytes> <payload bytes>`, both decimal (at most 9 digits each).
+    private static func sizes(_ line: ArraySlice<UInt8>) -> (header: Int, payload: Int)? {
+        guard let space = line.firstIndex(of: UInt8(ascii: " ")) else { return nil }
+        guard let header = decimal(line[..<space]), let payload = decimal(line[(space + 1)...]), header > 0 else {
+            return nil
+        }
+        return (header, payload)
+    }
+
+    private static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
+        guard (1...9).contains(digits.count) else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int(byte - UInt8(ascii: "0"))
+        }
+        return value
+    }
+}
