@@ -47,6 +47,41 @@ final class ClusterPipelineTests: ClusterTestCase {
         }
         XCTAssertEqual(try stats(publisher)["cluster_ack_timeouts"], "0")
 
+        // Publications of one write to two numbers, with a name and info pairs: node1 sends each run of publications
+        // to one number as one NATS message (a batch), a new one at each change of number. A subscriber on node2 to
+        // both (through a wildcard beside its exact subscription: two copies of each, one delivered) gets every one,
+        // in order, with its from= and pairs.
+        XCTAssertEqual(try publisher.command("CREATE PIPE.M"), .ok("created"))
+        let both = try connect(nodes[1], "PIPE.N and PIPE.> subscriber on node2")
+        try subscribe(both, "PIPE.N", "PIPE.>")
+        try eventually("node2's wildcard reached node1's NATS server", timeout: 10) {
+            try knows(natsServers[0], "subd.m.PIPE.>", count: 1)
+        }
+        guard case .status(let hello) = try publisher.command("HELLO name=pipe-publisher"), hello.hasPrefix("OK") else {
+            return XCTFail("HELLO")
+        }
+        let sequence = ["N", "N", "M", "N", "M", "M", "N"].enumerated().map { ("PIPE.\($1)", "b\($0)") }
+        try publisher.send(sequence.map { "PUB \($0.0) \($0.1.utf8.count) k=\($0.1) z=1\n\($0.1)\n" }.joined())
+        for (number, text) in sequence {
+            // PIPE.N: the publisher itself, node2's and node3's subscribers, and the one to both; PIPE.M: that one.
+            XCTAssertEqual(try publisher.readReply(), .ok(number == "PIPE.N" ? "4" : "1"), text)
+        }
+        for (number, text) in sequence {
+            let message = try both.nextMessage()
+            XCTAssertEqual(message.number, number)
+            XCTAssertEqual(String(decoding: message.payload, as: UTF8.self), text)
+            XCTAssertEqual(message.attributes["from"], "pipe-publisher")
+            XCTAssertEqual(message.attributes["k"], text)
+            XCTAssertEqual(message.attributes["z"], "1")
+        }
+        XCTAssertEqual(try both.pushesBeforePing().compactMap(\.message), [], "each publication once")
+        XCTAssertEqual(try both.command("UNSUB PIPE.N"), .ok())
+        XCTAssertEqual(try both.command("UNSUB PIPE.>"), .ok())
+        let onN = sequence.filter { $0.0 == "PIPE.N" }.map { Array($0.1.utf8) }
+        for client in [publisher, onNode2, onNode3] {
+            XCTAssertEqual(try onN.map { _ in try client.nextMessage().payload }, onN, client.label)
+        }
+
         // node3 stopped: each publication waits for the 1 s timeout. Three wait at once (the window): a, b and c run
         // and are delivered before the first answer; d waits for room and runs after it; the PING after every reply.
         let node3 = nodes[2].child.pid
