@@ -19,8 +19,12 @@ extension ClusterBridge {
         counter += 1
         let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
         if !batch.accepts(number, payloadBytes: payload.count) { sendBatch() }
-        if batch.isEmpty {
-            server.queue.async { [self] in sendBatch() }
+        if !isBatchSendScheduled {
+            isBatchSendScheduled = true
+            server.queue.async { [self] in
+                isBatchSendScheduled = false
+                sendBatch()
+            }
         }
         batch.append(to: number, headers: headers, payload: payload)
         return confirmationSubject == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)

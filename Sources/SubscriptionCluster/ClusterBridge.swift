@@ -58,6 +58,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     var isTurnEndScheduled = false
     /// This turn's publications to one number, not sent yet (``sendBatch()``).
     var batch = PublicationBatch()
+    /// True once the end of this turn is to send ``batch``.
+    var isBatchSendScheduled = false
     /// Publications that could not be handed to NATS (its buffer full, over its `max_payload`).
     var dropped: UInt64 = 0
     /// The cross-node `+OK` (`ClusterBridge+Acks.swift`, `ClusterBridge+Interest.swift`).
