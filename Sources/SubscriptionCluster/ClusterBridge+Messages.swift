@@ -18,7 +18,8 @@ extension ClusterBridge {
     ) -> UInt64? {
         counter += 1
         let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
-        if !batch.accepts(number, payloadBytes: payload.count) { sendBatch() }
+        let limit = (client.serverInfo?.maxPayload).map { $0 / 2 } ?? PublicationBatch.maxBytes
+        if !batch.accepts(number, payloadBytes: payload.count, limit: limit) { sendBatch() }
         if !isBatchSendScheduled {
             isBatchSendScheduled = true
             server.queue.async { [self] in

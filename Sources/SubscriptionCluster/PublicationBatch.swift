@@ -28,12 +28,14 @@ struct PublicationBatch {
     /// True when it holds nothing.
     var isEmpty: Bool { count == 0 }
 
-    /// True when a publication of `payloadBytes` to `number` may join it (same number, room left; an empty batch
-    /// takes anything).
-    func accepts(_ number: String, payloadBytes: Int) -> Bool {
+    /// True when a publication of `payloadBytes` to `number` may join it (same number, room left below `limit`,
+    /// at most ``maxBytes``: half the NATS server's `max_payload` when that is smaller; an empty batch takes
+    /// anything).
+    func accepts(_ number: String, payloadBytes: Int, limit: Int = maxBytes) -> Bool {
         guard let current = self.number else { return true }
-        return current == number && body.count + payloadBytes + 1024 <= Self.maxBytes
-            && (single?.payload.count ?? 0) + payloadBytes + 1024 <= Self.maxBytes
+        let room = min(limit, Self.maxBytes)
+        return current == number && body.count + payloadBytes + 1024 <= room
+            && (single?.payload.count ?? 0) + payloadBytes + 1024 <= room
     }
 
     /// Adds a publication (the caller checked ``accepts(_:payloadBytes:)``).

@@ -45,6 +45,8 @@ final class PublicationBatchTests: XCTestCase {
         }
         XCTAssertFalse(batch.accepts("M", payloadBytes: 1), "another number starts another batch")
         XCTAssertFalse(batch.accepts("N", payloadBytes: PublicationBatch.maxBytes), "no room")
+        XCTAssertFalse(
+            batch.accepts("N", payloadBytes: 100, limit: 4096), "no room below a NATS server's smaller limit")
         let message = message(&batch)
         XCTAssertEqual(message.headers?[PublicationBatch.header], "200")
         let read = PublicationBatch.publications(of: message)
