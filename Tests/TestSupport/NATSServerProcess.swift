@@ -239,10 +239,30 @@ public func httpGet(port: Int, path: String) throws -> String {
 extension NATSServerProcess {
     /// Starts `count` servers joined in one cluster with JetStream and monitoring (server names `n1`, `n2`, ...), and
     /// waits until JetStream is up on each. A JetStream cluster wants every server's routes configured, so the route
-    /// ports are chosen first. Each server is handed to `keep` as soon as it runs (for the caller's tear-down), so
-    /// none is left behind when a later one fails.
+    /// ports are chosen first. The servers are handed to `keep` (for the caller's tear-down) once all run; when one
+    /// fails, those already started are stopped, so none is left behind. A route port found free may be taken by
+    /// another process before its server binds it (tests run in parallel): then the cluster is started again on new
+    /// ports, up to three times.
     public static func startCluster(
         count: Int = 3, directory: String, keep: (NATSServerProcess) -> Void
+    ) throws -> [NATSServerProcess] {
+        var attempt = 1
+        while true {
+            var started: [NATSServerProcess] = []
+            do {
+                let servers = try startClusterOnce(count: count, directory: directory) { started.append($0) }
+                servers.forEach(keep)
+                return servers
+            } catch {
+                for server in started { server.kill() }
+                guard attempt < 3, "\(error)".contains("address already in use") else { throw error }
+                attempt += 1
+            }
+        }
+    }
+
+    private static func startClusterOnce(
+        count: Int, directory: String, started: (NATSServerProcess) -> Void
     ) throws -> [NATSServerProcess] {
         let ports = try (0..<count).map { _ in try freeLoopbackPort() }
         let routes = ports.map { "nats-route://127.0.0.1:\($0)" }
@@ -253,7 +273,7 @@ extension NATSServerProcess {
                     name: "n\(index + 1)", monitoring: true, jetStream: true, clusterRoutes: routes,
                     clusterPort: ports[index]),
                 directory: directory)
-            keep(server)
+            started(server)
             servers.append(server)
         }
         for server in servers { try server.waitForJetStream() }
