@@ -37,6 +37,9 @@ extension BridgeHeaders {
     /// The longest run one line may confirm.
     static let maxRun: UInt64 = 1 << 20
 
+    /// The most receivers one line may confirm (no node holds more sessions): sums of them cannot overflow.
+    static let maxReceivers: UInt64 = 1 << 32
+
     /// The subject prefix of confirmations.
     static let ackPrefix = "subd.ack."
     /// The header of a bucket write that names the subject its confirmations go to.
@@ -119,7 +122,7 @@ extension BridgeHeaders {
     private static func decodeConfirmation(_ line: ArraySlice<UInt8>) -> Confirmation? {
         var rest: ArraySlice<UInt8>? = line
         guard let (counter, last) = nextWord(&rest).flatMap(run), let origin = nextWord(&rest), !origin.isEmpty,
-            let receivers = nextWord(&rest).flatMap(decimal), receivers <= UInt64(Int.max)
+            let receivers = nextWord(&rest).flatMap(decimal), receivers <= maxReceivers
         else { return nil }
         var group: String?
         if let word = nextWord(&rest) {

@@ -48,6 +48,20 @@ struct ClusterAcks {
     /// The heartbeat timer.
     var timer: DispatchSourceTimer?
 
+    /// Deadlines of answered publications kept at most, beyond twice those waiting.
+    static let deadlinesSlack = 1_024
+
+    /// Adds `ticket`'s deadline (``deadlines``). Answered publications leave theirs behind until the sweep reaches
+    /// them: at a high rate and a long `ack_timeout` those would pile up, so past twice the publications waiting
+    /// (plus ``deadlinesSlack``) they go at once; amortized, each deadline is dropped once.
+    mutating func addDeadline(of ticket: UInt64, at deadline: UInt64) {
+        if deadlines.count >= 2 * pending.count + Self.deadlinesSlack {
+            let pending = pending  // not read inside the change of `deadlines` (exclusive access to self)
+            deadlines.removeAll { !pending.isWaiting($0.ticket) }
+        }
+        deadlines.append((ticket, deadline))
+    }
+
     /// Nanoseconds of the monotonic clock.
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 }

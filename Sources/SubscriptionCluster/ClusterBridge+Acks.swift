@@ -54,7 +54,7 @@ extension ClusterBridge {
     /// `ticket` is answered after `ack_timeout` at the latest, with the receivers confirmed by then.
     func startTimeout(of ticket: UInt64, now: UInt64? = nil) {
         let timeout = settings.ackTimeout.dispatchNanoseconds
-        acks.deadlines.append((ticket, (now ?? ClusterAcks.now()) + timeout))
+        acks.addDeadline(of: ticket, at: (now ?? ClusterAcks.now()) + timeout)
         if !acks.isSweepScheduled { scheduleSweep(in: timeout) }
     }
 
@@ -92,17 +92,17 @@ extension ClusterBridge {
             return
         }
         for confirmation in confirmations {
-            for counter in confirmation.counter...confirmation.last {
-                switch acks.pending.confirm(
-                    counter, by: confirmation.origin, group: confirmation.group, receivers: confirmation.receivers)
-                {
-                case .counted, .duplicate: break
-                case .complete(let answer, let total):
-                    answer(total)
-                    scheduleTurnEnd()
-                case .late: server.countClusterAck(.late)
-                }
+            // Counters this node has not given out yet were never published: nothing to confirm.
+            let last = min(confirmation.last, counter)
+            guard confirmation.counter <= last else { continue }
+            let late = acks.pending.confirm(
+                run: confirmation.counter, through: last, by: confirmation.origin, group: confirmation.group,
+                receivers: confirmation.receivers
+            ) { answer, total in
+                answer(total)
+                scheduleTurnEnd()
             }
+            if late > 0 { server.countClusterAck(.late, times: late) }
         }
     }
 

@@ -19,7 +19,7 @@ extension ClusterBridge {
         counter += 1
         let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
         let limit = (client.serverInfo?.maxPayload).map { $0 / 2 } ?? PublicationBatch.maxBytes
-        if !batch.accepts(number, payloadBytes: payload.count, limit: limit) { sendBatch() }
+        if !batch.accepts(number, headers: headers, payloadBytes: payload.count, limit: limit) { sendBatch() }
         if !isBatchSendScheduled {
             isBatchSendScheduled = true
             server.queue.async { [self] in

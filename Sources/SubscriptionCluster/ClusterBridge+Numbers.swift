@@ -142,6 +142,7 @@ extension ClusterBridge {
         bucket.getLatest(number) { [self] latest in
             switch latest {
             case .success(let entry?):
+                logger.debug("cluster: number '\(number)' read from the numbers bucket before its watch brought it")
                 numberStored(entry)
                 completion(.success(true))
             case .success(nil): completion(.success(false))

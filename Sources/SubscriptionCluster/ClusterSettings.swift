@@ -50,7 +50,7 @@ public struct ClusterSettings: Sendable, Equatable {
 
     /// `ack_window` when it is not set: 1,000, the window of subbench and of a typical pipelining client; a session
     /// keeps that many publications in flight at one NATS round trip each, and at most about 100 bytes per
-    /// publication waiting (its slot, the bridge's entry and timer).
+    /// publication waiting (its slot, the bridge's entry and deadline).
     public static let defaultAckWindow = 1000
 
     /// The largest `ack_window`: as many as the bridge lets wait at once over all sessions.

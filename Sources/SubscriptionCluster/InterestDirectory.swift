@@ -24,7 +24,10 @@ struct InterestDirectory {
 
     /// The other nodes, by origin id.
     private(set) var nodes: [String: Node] = [:] {
-        didSet { cache.removeAll(keepingCapacity: true) }
+        didSet {
+            cache.removeAll(keepingCapacity: true)
+            cacheValidUntil = 0  // the next lookup works out when the changed nodes fall silent
+        }
     }
 
     /// What ``expectations(for:now:)`` found per number, while the nodes stay as they are and none falls silent

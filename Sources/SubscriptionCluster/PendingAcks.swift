@@ -94,8 +94,14 @@ struct PendingAcks {
 
     private var entries: [UInt64: Entry] = [:]
 
+    /// The most receivers one answer counts.
+    static let maxReceivers = 1 << 40
+
     /// Publications waiting.
     var count: Int { entries.count }
+
+    /// True while `ticket` waits.
+    func isWaiting(_ ticket: UInt64) -> Bool { entries[ticket] != nil }
 
     /// Starts waiting for `ticket`'s confirmations from `nodes` (their plain copies) and `groups` (one copy each, on
     /// any node), not both empty. False when ``limit`` publications wait already: the caller answers at once.
@@ -140,9 +146,39 @@ struct PendingAcks {
         } else {
             guard entry.recordPlain(node) else { return .duplicate }
         }
-        entry.receivers += receivers
+        // Saturated: a confirmation carries at most 2^32 (``BridgeHeaders/maxReceivers``), but any number of nodes
+        // (names nobody checks) may confirm; the answer's sum with the local receivers cannot overflow either.
+        entry.receivers = min(entry.receivers + receivers, Self.maxReceivers)
         guard let answer = entry.answer, entry.isComplete else { return .counted }
         return .complete(answer, receivers: entry.receivers)
+    }
+
+    /// `node` confirmed `receivers` for each of the tickets `first...last` (a run of one line), as
+    /// ``confirm(_:by:group:receivers:)`` does for one; `completed` is called, in ticket order, for each whose wait it
+    /// ended. Returns how many were late (not waiting). A run longer than the publications waiting (a line may name
+    /// up to 2^20 counters) is matched against those instead of counter by counter, so no line costs more than the
+    /// smaller of the two.
+    mutating func confirm(
+        run first: UInt64, through last: UInt64, by node: String, group: String?, receivers: Int,
+        completed: (Answer, Int) -> Void
+    ) -> Int {
+        let length = Int(last - first) + 1
+        var matched = 0
+        func one(_ ticket: UInt64) {
+            switch confirm(ticket, by: node, group: group, receivers: receivers) {
+            case .counted, .duplicate: matched += 1
+            case .complete(let answer, let total):
+                matched += 1
+                completed(answer, total)
+            case .late: break
+            }
+        }
+        if length <= entries.count {
+            for ticket in first...last { one(ticket) }
+        } else {
+            for ticket in entries.keys.filter({ $0 >= first && $0 <= last }).sorted() { one(ticket) }
+        }
+        return length - matched
     }
 
     /// The timeout of `ticket` passed: its answer and the receivers confirmed so far, nil when it was answered

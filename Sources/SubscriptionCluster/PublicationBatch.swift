@@ -24,22 +24,30 @@ struct PublicationBatch {
     private var single: (headers: NATSHeaders, payload: [UInt8])?
     /// The encoded publications, once there are two.
     private var body: [UInt8] = []
+    /// The bytes of the publications so far as a batch's payload holds them (sizes line, header block, payload).
+    private var encodedBytes = 0
 
     /// True when it holds nothing.
     var isEmpty: Bool { count == 0 }
 
-    /// True when a publication of `payloadBytes` to `number` may join it (same number, room left below `limit`,
-    /// at most ``maxBytes``: half the NATS server's `max_payload` when that is smaller; an empty batch takes
-    /// anything).
-    func accepts(_ number: String, payloadBytes: Int, limit: Int = maxBytes) -> Bool {
+    /// True when a publication to `number` with `headers` and `payloadBytes` may join it: the same number, and the
+    /// batch's payload with it stays within `limit` and ``maxBytes`` (the caller passes half the NATS server's
+    /// `max_payload`; the batch's own header block is small). An empty batch takes anything.
+    func accepts(_ number: String, headers: NATSHeaders, payloadBytes: Int, limit: Int = maxBytes) -> Bool {
         guard let current = self.number else { return true }
-        let room = min(limit, Self.maxBytes)
-        return current == number && body.count + payloadBytes + 1024 <= room
-            && (single?.payload.count ?? 0) + payloadBytes + 1024 <= room
+        return current == number
+            && encodedBytes + Self.entryBytes(headers, payloadBytes) <= min(limit, Self.maxBytes)
     }
 
-    /// Adds a publication (the caller checked ``accepts(_:payloadBytes:)``).
+    /// What one publication adds to a batch's payload: its sizes line (two numbers of at most 9 digits, a space
+    /// and a newline, counted at their longest), its header block and its payload.
+    private static func entryBytes(_ headers: NATSHeaders, _ payloadBytes: Int) -> Int {
+        20 + headers.encodedBlockCount + payloadBytes
+    }
+
+    /// Adds a publication (the caller checked ``accepts(_:headers:payloadBytes:limit:)``).
     mutating func append(to number: String, headers: NATSHeaders, payload: ArraySlice<UInt8>) {
+        encodedBytes += Self.entryBytes(headers, payload.count)
         if count == 0 {
             self.number = number
             single = (headers, Array(payload))
@@ -79,7 +87,9 @@ struct PublicationBatch {
         of message: NATSMessage
     ) -> [(headers: NATSHeaders?, payload: ArraySlice<UInt8>)]? {
         guard let text = message.headers?[header] else { return [(message.headers, message.payload[...])] }
-        guard let count = Int(text), count >= 2 else { return nil }
+        // Each publication takes at least 4 bytes (`1 0` and a newline before its header block): a count the payload
+        // cannot hold is refused before anything is reserved for it.
+        guard let count = Int(text), count >= 2, count <= message.payload.count / 4 else { return nil }
         var items: [(headers: NATSHeaders?, payload: ArraySlice<UInt8>)] = []
         items.reserveCapacity(count)
         var rest = message.payload[...]

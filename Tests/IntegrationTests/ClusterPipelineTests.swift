@@ -82,6 +82,46 @@ final class ClusterPipelineTests: ClusterTestCase {
             XCTAssertEqual(try onN.map { _ in try client.nextMessage().payload }, onN, client.label)
         }
 
+        // Publications to a number node2 creates meanwhile: node1 looks each one up in the numbers bucket (NOTFOUND
+        // while it has none); the one in flight when the number is stored finds it there, before or after node1's
+        // watch brought it, and runs again: it then waits for node3's confirmation without holding the session (once,
+        // the session hung there). Every one is answered, in order: NOTFOUND until the number is there, then counted
+        // on node3.
+        let creator = try connect(nodes[1], "creator on node2")
+        let looking = try connect(nodes[2], "LOOK.> subscriber on node3")
+        try subscribe(looking, "LOOK.>")
+        try eventually("node3's LOOK.> reached node1's NATS server", timeout: 10) {
+            try knows(natsServers[0], "subd.m.LOOK.>", count: 1)
+        }
+        // How often the number is found in the bucket depends on timing (2 of 5 rounds here): rounds go on until it
+        // was, 30 at most.
+        let sends = 300
+        func lookedUp() -> Int {
+            nodes[0].log.split(separator: "\n").filter {
+                $0.contains("read from the numbers bucket before its watch brought it")
+            }.count
+        }
+        var rounds = 0
+        for round in 0..<30 where lookedUp() == 0 {
+            rounds += 1
+            try publisher.send(String(repeating: "SEND LOOK.n\(round) x\n", count: sends))
+            XCTAssertEqual(try creator.command("CREATE LOOK.n\(round)"), .ok("created"))
+            var found = false
+            for index in 0..<sends {
+                let reply = try publisher.readReply()
+                if reply == .ok("1") {
+                    found = true
+                } else if !found, case .error(let code, _) = reply, code == "NOTFOUND" {
+                    continue
+                } else {
+                    XCTFail("round \(round), publication \(index): \(reply)")
+                }
+            }
+            XCTAssertTrue(found, "round \(round): the number was found before the last publication")
+        }
+        print("ClusterPipelineTests: found a number in the bucket after \(rounds) round(s)")
+        XCTAssertGreaterThan(lookedUp(), 0, "the case this checks never happened")
+
         // node3 stopped: each publication waits for the 1 s timeout. Three wait at once (the window): a, b and c run
         // and are delivered before the first answer; d waits for room and runs after it; the PING after every reply.
         let node3 = nodes[2].child.pid
@@ -115,5 +155,17 @@ final class ClusterPipelineTests: ClusterTestCase {
             try stats(publisher)["cluster_late_acks"] == "6"
         }
         XCTAssertEqual(try publisher.command("SEND PIPE.N again"), .ok("3"), "node3 answers again")
+
+        // node1 told to stop while a reply is in flight (node3 stopped again): the reply still goes out, after its
+        // timeout, before the connection closes.
+        ChildProcess.stop(pid: node3)
+        continued = false
+        try publisher.send("SEND PIPE.N last\n")
+        for name in ["a", "b", "c", "d", "e", "f", "again", "last"] {
+            XCTAssertEqual(try onNode2.nextMessage().payload, Array(name.utf8))
+        }
+        XCTAssertEqual(kill(nodes[0].child.pid, SIGTERM), 0)
+        XCTAssertEqual(try publisher.readReply(), .ok("2"), "answered during the drain")
+        try publisher.expectClosed(discardingData: true)
     }
 }

@@ -69,6 +69,15 @@ final class InterestDirectoryTests: XCTestCase {
     /// The remembered expectations follow every change of the nodes and a node falling silent, and agree with the
     /// uncached answers.
     func testRememberedExpectationsFollowUpdatesAndSilence() {
+        // Asked first with no node (nothing can fall silent: remembered for good), then a node comes: it falls
+        // silent on time all the same.
+        var fresh = InterestDirectory()
+        XCTAssertEqual(fresh.expectations(for: "N", now: 1).nodes, [])
+        fresh.update(origin: "b", patterns: ["N"], now: 2)
+        XCTAssertEqual(fresh.expectations(for: "N", now: 3).nodes, ["b"])
+        XCTAssertEqual(
+            fresh.expectations(for: "N", now: 3 + InterestDirectory.silence).nodes, [], "silent after the first ask")
+
         var directory = InterestDirectory()
         directory.update(
             origin: "b", patterns: ["N", InterestDirectory.groupLine(pattern: "N", group: "g")], now: 0)

@@ -39,6 +39,69 @@ final class PendingAcksTests: XCTestCase {
         guard case .late = pending.confirm(1, by: "c", receivers: 3) else { return XCTFail("c is late") }
     }
 
+    /// A run confirms each waiting ticket in it once, in order; the others are late. The longest run against few
+    /// tickets waiting (matched against those) and a short run against many (counter by counter) count alike.
+    func testARunConfirmsTheTicketsWaitingInItAndCountsTheRestLate() {
+        for waiting in [[3, 5, 9], Array(0..<2_000)] {
+            var pending = PendingAcks()
+            let answers = Answers()
+            for ticket in waiting {
+                XCTAssertTrue(pending.expect(UInt64(ticket), from: ["b"]))
+                XCTAssertNil(pending.attach({ answers.given.append(ticket * 10 + $0) }, to: UInt64(ticket)))
+            }
+            var completed = 0
+            let last = BridgeHeaders.maxRun - 1
+            let late = pending.confirm(run: 4, through: last, by: "b", group: nil, receivers: 2) { answer, total in
+                completed += 1
+                answer(total)
+            }
+            let inRun = waiting.filter { $0 >= 4 }
+            XCTAssertEqual(completed, inRun.count)
+            XCTAssertEqual(answers.given, inRun.map { $0 * 10 + 2 }, "in ticket order, 2 receivers each")
+            XCTAssertEqual(late, Int(last - 4 + 1) - inRun.count)
+            XCTAssertEqual(pending.count, waiting.count - inRun.count)
+            XCTAssertEqual(
+                pending.confirm(run: 0, through: 9, by: "b", group: nil, receivers: 1) { _, _ in },
+                10 - (waiting.count - inRun.count),
+                "the ones before the first run complete now; the rest are late")
+        }
+    }
+
+    /// Receivers as large as a line may carry, from any number of nodes, saturate instead of overflowing.
+    func testTheReceiversOfOneAnswerSaturate() {
+        var pending = PendingAcks()
+        let answers = Answers()
+        XCTAssertTrue(pending.expect(1, from: ["last"]))
+        XCTAssertNil(pending.attach({ answers.given.append($0) }, to: 1))
+        let most = Int(BridgeHeaders.maxReceivers)
+        for node in 0..<600 { _ = pending.confirm(1, by: "n\(node)", receivers: most) }
+        guard case .complete(let answer, let total) = pending.confirm(1, by: "last", receivers: most) else {
+            return XCTFail("complete")
+        }
+        answer(total)
+        XCTAssertEqual(answers.given, [PendingAcks.maxReceivers])
+        XCTAssertNil(BridgeHeaders.decodeConfirmations(Array("1 n \(most + 1)".utf8)), "past the most one line carries")
+        XCTAssertEqual(BridgeHeaders.decodeConfirmations(Array("1 n \(most)".utf8))?.first?.receivers, most)
+    }
+
+    /// Deadlines of publications answered before their timeout do not pile up: past twice those waiting (and the
+    /// slack) they are dropped, the waiting ones kept in order.
+    func testTheDeadlinesOfAnsweredPublicationsDoNotPileUp() {
+        var acks = ClusterAcks()
+        for ticket in UInt64(1)...50_000 {
+            XCTAssertTrue(acks.pending.expect(ticket, from: ["b"]))
+            XCTAssertNil(acks.pending.attach({ _ in }, to: ticket))
+            acks.addDeadline(of: ticket, at: ticket)
+            // Every tenth waits on; the others are answered at once.
+            if ticket % 10 != 0 { _ = acks.pending.confirm(ticket, by: "b", receivers: 1) }
+            // Checked before each append, and one answer since: at most two past the bound.
+            XCTAssertLessThanOrEqual(acks.deadlines.count, 2 * acks.pending.count + ClusterAcks.deadlinesSlack + 2)
+        }
+        XCTAssertEqual(acks.pending.count, 5_000)
+        let kept = acks.deadlines.map(\.ticket).filter { acks.pending.isWaiting($0) }
+        XCTAssertTrue(kept == (1...5_000).map { UInt64($0 * 10) }, "every waiting one kept, in order")
+    }
+
     func testAtTheLimitAPublicationDoesNotWait() {
         var pending = PendingAcks()
         for ticket in 0..<UInt64(PendingAcks.limit) { XCTAssertTrue(pending.expect(ticket, from: ["b"])) }

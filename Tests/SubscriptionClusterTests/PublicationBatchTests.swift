@@ -39,14 +39,16 @@ final class PublicationBatchTests: XCTestCase {
             let payload =
                 (0..<(index % 40)).map { UInt8(truncatingIfNeeded: $0 * 37 + index) }
                 + (index == 5 ? Array(0...255) : [])
-            XCTAssertTrue(batch.accepts("N", payloadBytes: payload.count))
+            XCTAssertTrue(batch.accepts("N", headers: headers, payloadBytes: payload.count))
             batch.append(to: "N", headers: headers, payload: payload[...])
             sent.append((headers, payload))
         }
-        XCTAssertFalse(batch.accepts("M", payloadBytes: 1), "another number starts another batch")
-        XCTAssertFalse(batch.accepts("N", payloadBytes: PublicationBatch.maxBytes), "no room")
+        let small = NATSHeaders()
+        XCTAssertFalse(batch.accepts("M", headers: small, payloadBytes: 1), "another number starts another batch")
+        XCTAssertFalse(batch.accepts("N", headers: small, payloadBytes: PublicationBatch.maxBytes), "no room")
         XCTAssertFalse(
-            batch.accepts("N", payloadBytes: 100, limit: 4096), "no room below a NATS server's smaller limit")
+            batch.accepts("N", headers: small, payloadBytes: 100, limit: 4096),
+            "no room below a NATS server's smaller limit")
         let message = message(&batch)
         XCTAssertEqual(message.headers?[PublicationBatch.header], "200")
         let read = PublicationBatch.publications(of: message)
@@ -56,6 +58,31 @@ final class PublicationBatchTests: XCTestCase {
             XCTAssertEqual(Array(item.payload), sent[index].1, "payload of \(index)")
             XCTAssertEqual(BridgeHeaders.decode(item.headers)?.counter, UInt64(index + 1))
         }
+    }
+
+    /// Large headers (info pairs of kilobytes) count against the room: a batch filled while it accepts stays within
+    /// the limit, whatever mix of header and payload sizes.
+    func testABatchStaysWithinItsLimitWithLargeHeaders() {
+        var generator = SystemRandomNumberGenerator()
+        let limit = 16 * 1024
+        var batch = PublicationBatch()
+        var sent = 0
+        for index in 0..<400 {
+            let info = [
+                InfoPair(key: "k", value: String(repeating: "v", count: Int.random(in: 0...6_000, using: &generator)))
+            ]
+            let headers = BridgeHeaders.encode(
+                origin: "a-1", counter: UInt64(index + 1), sender: "s", info: info, groups: [])
+            let payload = [UInt8](repeating: 7, count: Int.random(in: 0...3_000, using: &generator))
+            if !batch.accepts("N", headers: headers, payloadBytes: payload.count, limit: limit) {
+                let taken = message(&batch)
+                XCTAssertLessThanOrEqual(taken.payload.count, limit, "batch before publication \(index)")
+                sent += PublicationBatch.publications(of: taken)?.count ?? 0
+            }
+            batch.append(to: "N", headers: headers, payload: payload[...])
+        }
+        sent += PublicationBatch.publications(of: message(&batch))?.count ?? 0
+        XCTAssertEqual(sent, 400)
     }
 
     /// Every cut, every changed byte of the sizes, a wrong count: refused whole (or, where a changed byte still reads
@@ -77,7 +104,10 @@ final class PublicationBatchTests: XCTestCase {
         var extra = whole
         extra.payload += [0x30]
         XCTAssertNil(PublicationBatch.publications(of: extra), "a byte after the last")
-        for count in ["2", "4", "1", "0", "-3", "x", ""] {
+        // A count far past what the payload holds (once a trap: space was reserved for it) is refused before.
+        for count in [
+            "2", "4", "1", "0", "-3", "x", "", "\(Int.max)", "\(whole.payload.count)", "99999999999999999999",
+        ] {
             var wrong = whole
             wrong.headers?.set(PublicationBatch.header, count)
             XCTAssertNil(PublicationBatch.publications(of: wrong), "Subd-Batch: \(count)")

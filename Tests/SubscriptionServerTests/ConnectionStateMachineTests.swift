@@ -103,6 +103,21 @@ final class ConnectionStateMachineTests: XCTestCase {
         XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.shutdown))
     }
 
+    /// A drain (or a timeout) while replies are in flight: the connection waits for them (they flush again when
+    /// they come) and closes once they are out, not when the output first runs empty.
+    func testAClosingConnectionWaitsForItsRepliesInFlight() {
+        var machine = open()
+        _ = machine.drain()
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0, awaitingReplies: true), .proceed([]))
+        XCTAssertEqual(machine.phase, .closing, "not closed, and the write side not shut down, while they wait")
+        XCTAssertEqual(machine.flushed(outputIsEmpty: true, outputHeld: 0), .close(.shutdown))
+
+        var timedOut = open()
+        _ = timedOut.closeRequested(.commandTimeout)
+        XCTAssertEqual(timedOut.flushed(outputIsEmpty: true, outputHeld: 0, awaitingReplies: true), .proceed([]))
+        XCTAssertEqual(timedOut.flushed(outputIsEmpty: true, outputHeld: 0), .proceed(.shutDownOutput))
+    }
+
     func testDrainClosesAConnectionAlreadyWaitingForItsPeerAtOnce() {
         var machine = open()
         _ = machine.closeRequested(.client)

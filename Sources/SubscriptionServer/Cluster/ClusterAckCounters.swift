@@ -30,12 +30,13 @@ package enum ClusterAckEvent: Sendable {
 }
 
 extension Server {
-    /// Counts `event` in STATS. On the server's queue.
-    package func countClusterAck(_ event: ClusterAckEvent) {
+    /// Counts `event` in STATS, `times` times. On the server's queue.
+    package func countClusterAck(_ event: ClusterAckEvent, times: Int = 1) {
+        let times = UInt64(times)
         switch event {
-        case .waited: stats.clusterAcks?.waited += 1
-        case .timedOut: stats.clusterAcks?.timeouts += 1
-        case .late: stats.clusterAcks?.late += 1
+        case .waited: stats.clusterAcks?.waited += times
+        case .timedOut: stats.clusterAcks?.timeouts += times
+        case .late: stats.clusterAcks?.late += times
         }
     }
 }

@@ -34,8 +34,9 @@ package protocol ClusterLink: AnyObject {
     ) -> UInt64?
 
     /// Calls `answer` once, on the server's queue, with the receivers the other nodes confirmed for the publication
-    /// `ticket`: when every expected node has confirmed, or after the ack timeout with those that did. The bridge ends
-    /// the server's turn after answering (once for everything answered in one turn of the queue).
+    /// `ticket`: when every expected node has confirmed, or after the ack timeout with those that did; within this
+    /// call when the wait is over already. The bridge ends the server's turn after answering later (once for
+    /// everything answered in one turn of the queue).
     func confirmations(of ticket: UInt64, answer: @escaping @Sendable (Int) -> Void)
 
     /// `ack_window`: the most publications of one session whose replies wait for confirmations at once (the next

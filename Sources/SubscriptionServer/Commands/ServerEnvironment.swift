@@ -37,16 +37,22 @@ extension ServerEnvironment {
 
     /// Holds the session (its output and the commands behind wait, in order), calls `start` with the function that
     /// queues the reply (or the error), releases the session and ends the turn. Nothing happens for a session closed
-    /// meanwhile. A reply that is itself ``Reply/later`` (a command run again after a cluster lookup that then waits
-    /// for a bucket write: a retained number's `PUB`) leaves the session held for that inner answer to release.
+    /// meanwhile. A reply that is itself ``Reply/later`` comes from a command run again after a cluster lookup: when
+    /// that command waits for an answer of its own (a retained number's `PUB` waiting for its bucket write), the
+    /// session stays held for that inner answer to release; when its reply waits in flight (a plain `PUB` waiting
+    /// for confirmations, which holds nothing) or the inner answer came at once, the session is released here if
+    /// still held.
     func answerLater(_ start: (_ answer: @escaping @Sendable (Result<Reply, ProtocolError>) -> Void) -> Void) -> Reply {
         let session = session
         let server = server
         session.hold()
+        session.answersAwaited += 1
         start { result in
+            session.answersAwaited -= 1
             guard session.machine.phase != .closed else { return }
-            if case .success(.later) = result { return }
             switch result {
+            case .success(.later):
+                guard session.answersAwaited == 0, session.machine.isOutputHeld else { return }
             case .success(.staged): break  // answered after the end-of-turn save
             case .success(let reply): session.queue(reply)
             case .failure(let error): session.queueError(error)

@@ -174,8 +174,10 @@ struct ConnectionStateMachine {
     }
 
     /// A flush wrote what the socket took. Arms or disarms the write source, resumes reading once the output is
-    /// below the resume mark, and finishes a graceful close once everything is out.
-    mutating func flushed(outputIsEmpty: Bool, outputHeld heldBytes: Int) -> Outcome {
+    /// below the resume mark, and finishes a graceful close once everything is out: with `awaitingReplies` (replies
+    /// in flight, ``RepliesInFlight``), a closing connection waits for them (their answers flush again), within the
+    /// close deadline.
+    mutating func flushed(outputIsEmpty: Bool, outputHeld heldBytes: Int, awaitingReplies: Bool = false) -> Outcome {
         switch state {
         case .open(var open):
             let was = open.isReadSourceSuspended
@@ -185,9 +187,10 @@ struct ConnectionStateMachine {
             state = .open(open)
             return .proceed(write.union(.readSource(was: was, now: open.isReadSourceSuspended)))
         case .closing(var closing):
-            if outputIsEmpty && closing.closesOnceOutputIsOut { return close(closing.reason) }
+            let allOut = outputIsEmpty && !awaitingReplies
+            if allOut && closing.closesOnceOutputIsOut { return close(closing.reason) }
             var actions = closing.sides.followFlush(outputIsEmpty: outputIsEmpty)
-            if outputIsEmpty && !closing.isOutputShutDown {
+            if allOut && !closing.isOutputShutDown {
                 closing.isOutputShutDown = true
                 actions.insert(.shutDownOutput)
             }

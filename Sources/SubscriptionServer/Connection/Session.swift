@@ -99,6 +99,9 @@ final class Session: Customer, @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private(set) var repliesInFlight = RepliesInFlight()
+    /// Answers given later (``ServerEnvironment/answerLater(_:)``) not yet come: more than one while a command run
+    /// again inside one waits for its own.
+    var answersAwaited = 0
     /// A close the transport asked for (a WebSocket close frame) while replies were in flight: done once they are out.
     private var closeBehindReplies: TransportClose?
     /// When the connection was accepted (``MonotonicClock``).
@@ -531,7 +534,7 @@ final class Session: Customer, @unchecked Sendable {
                 perform(machine.failed(.forError(error)))
                 return
             case .success(.processed(0)):
-                perform(machine.inputEnded(outputIsEmpty: output.isEmpty))
+                perform(machine.inputEnded(outputIsEmpty: output.isEmpty && repliesInFlight.isEmpty))
                 return
             case .success(.wouldBlock):
                 return
@@ -584,7 +587,9 @@ final class Session: Customer, @unchecked Sendable {
             perform(machine.failed(.forError(error)))
             return
         }
-        perform(machine.flushed(outputIsEmpty: output.isEmpty, outputHeld: output.heldBytes))
+        perform(
+            machine.flushed(
+                outputIsEmpty: output.isEmpty, outputHeld: output.heldBytes, awaitingReplies: !repliesInFlight.isEmpty))
     }
 
     private func armWriteSource() {
