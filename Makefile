@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws \
+.PHONY: all deps deps-test deps-peers apt build release run console screenshot test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -29,8 +29,9 @@ deps:
 ## iproute2's (ip for a network namespace, ss for socket timers), curl and Debian's python3 with prometheus_client
 ## (the metrics endpoint is read with both), Debian's python3 with websockets (a real client of ws:// listeners),
 ## strace (replies are seen to leave only after the state's sync), the openssl command (certificates and a TLS client
-## for the TLS tests), and Debian's nats-server (the NATS client's tests start real servers: single, restarted, a
-## 3-server cluster, JetStream)
+## for the TLS tests), Debian's nats-server (the NATS client's tests start real servers: single, restarted, a
+## 3-server cluster, JetStream), and Debian's chromium, chromium-driver and python3-selenium (the JavaScript client and
+## the web console are tested in a real headless browser)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
@@ -44,6 +45,10 @@ deps-test: deps
 		|| $(MAKE) --no-print-directory apt PACKAGES="python3-prometheus-client"
 	@/usr/bin/python3 -c "import websockets" 2>/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="python3-websockets"
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="chromium chromium-driver fonts-dejavu-core"
+	@/usr/bin/python3 -c "import selenium" 2>/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="python3-selenium"
 
 apt:
 	@echo "installing from Debian: $(PACKAGES)"
@@ -67,6 +72,23 @@ run: deps
 	$(SWIFT) build -c release --product subctl
 	@echo "subctl is at $$($(SWIFT) build -c release --show-bin-path)/subctl"
 	SUBD_STATE_DIR="$(STATE_DIR)" exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
+
+## console: `make run` with the web console (issue 24): subd also listens on ws://127.0.0.1:7829/subd and serves the
+## console page at http://127.0.0.1:7829/ (SUBD_LISTEN replaces the config's listen list)
+console: deps
+	$(SWIFT) build -c release --product subd
+	$(SWIFT) build -c release --product subctl
+	@echo "web console: open http://127.0.0.1:7829/  (subctl is at $$($(SWIFT) build -c release --show-bin-path)/subctl)"
+	SUBD_LISTEN="127.0.0.1:7827,ws://127.0.0.1:7829/subd" SUBD_STATE_DIR="$(STATE_DIR)" \
+		exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
+
+## screenshot: docs/console.png anew, taken by the console's browser test (Tests/Browser/console_test.py) against a
+## debug subd
+screenshot: deps-test
+	$(SWIFT) build --product subd
+	$(SWIFT) build --product subctl
+	/usr/bin/python3 Tests/Browser/console_test.py --bin-dir "$$($(SWIFT) build --show-bin-path)" \
+		--screenshot docs/console.png
 
 ## test: build and run every test (unit and integration, real binaries over real sockets), then the allocation and
 ## reference-counting guard again against a release subd (what ships). The XCTest tests but the guard run TEST_JOBS
@@ -94,7 +116,7 @@ consumer-test: deps
 
 ## format: format every Swift file in place with the toolchain's swift-format (configuration: .swift-format, 4 spaces,
 ## 120 columns)
-SWIFT_FILES = Package.swift Sources Tests Examples
+SWIFT_FILES = Package.swift Sources Plugins Tests Examples
 format:
 	$(SWIFT) format format --in-place --recursive --parallel $(SWIFT_FILES)
 

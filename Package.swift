@@ -74,12 +74,17 @@ let package = Package(
         // HTTP/1.1 upgrade's checks and answers. No sockets, no Foundation; the frame code needs only the wire's
         // read buffer, the handshake OpenSSL's SHA-1 and Base64 (Sec-WebSocket-Accept).
         .target(name: "SubscriptionWebSocket", dependencies: ["SubscriptionWire", "COpenSSL"]),
+        // The web console's files (clients/js, clients/console) built into the binary by the EmbedWebConsole plugin,
+        // which runs embed-web-files (docs/ARCHITECTURE.md, "The web console").
+        .executableTarget(name: "embed-web-files"),
+        .plugin(name: "EmbedWebConsole", capability: .buildTool(), dependencies: ["embed-web-files"]),
+        .target(name: "SubscriptionWebConsole", plugins: ["EmbedWebConsole"]),
         // The daemon engine: BSD sockets + Dispatch around the center.
         .target(
             name: "SubscriptionServer",
             dependencies: [
                 "SubscriptionCenter", "SubscriptionCommands", "SubscriptionProtocol", "SubscriptionState",
-                "SubscriptionWire", "SubscriptionSystem", "SubscriptionWebSocket",
+                "SubscriptionWire", "SubscriptionSystem", "SubscriptionWebSocket", "SubscriptionWebConsole",
                 "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -180,6 +185,7 @@ let package = Package(
             name: "SubscriptionServerTests",
             dependencies: [
                 "SubscriptionServer", "SubscriptionCenter", "SubscriptionProtocol", "SubscriptionWire", "TestSupport",
+                "SubscriptionWebSocket", "SubscriptionWebConsole",
             ]
         ),
         // The NATS client: parser, encoder and state machine as plain values, and the client against real nats-server

@@ -38,7 +38,8 @@ extension Server {
         guard case .webSocket(let path, _) = transport else { return nil }
         return WebSocketTransport(
             handshake: WebSocketHandshake(path: path, allowedOrigins: configuration.webSocketOrigins),
-            limits: WebSocketTransport.limits(for: configuration.protocolLimits))
+            limits: WebSocketTransport.limits(for: configuration.protocolLimits),
+            servesConsole: configuration.webConsole)
     }
 
     /// A client broke its transport's rules (a WebSocket upgrade refused, frames against RFC 6455): logged at info

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// `websocket_origins`: the `Origin` values a WebSocket upgrade may come from (an allow-list against other sites'
     /// pages in a browser); empty lets in any.
     public var webSocketOrigins: [String] = []
+    /// `web_console`: every `ws://`/`wss://` listener also answers a plain HTTP `GET` of `/` with the web console and
+    /// of `/subd.js` with the JavaScript client (``WebConsoleRoute``); false: upgrades only.
+    public var webConsole = true
     /// `tls_cert`: the PEM file of the server's certificate chain (its own certificate first).
     public var tlsCertificate: String? = nil
     /// `tls_key`: the PEM file of the certificate's private key.

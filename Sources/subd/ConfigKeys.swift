@@ -158,6 +158,10 @@ extension ConfigLoader {
         ) { loader, loaded throws(ConfigurationError) in
             if let origins = try loader.strings("websocket_origins") { loaded.server.webSocketOrigins = origins }
         },
+        Setting("web_console", "true or false", .value(String(defaults.server.webConsole))) {
+            loader, loaded throws(ConfigurationError) in
+            loaded.server.webConsole = try loader.bool("web_console", default: loaded.server.webConsole)
+        },
         optionalString("unix_socket", "a path; \"\" for none", \.server.unixSocket, unset: "none: no Unix socket"),
         Setting(
             "unix_socket_mode", "octal permission bits",

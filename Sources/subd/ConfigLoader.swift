@@ -137,6 +137,10 @@ struct ConfigLoader {
         try read(key, as: "a number of seconds") { try reader.requiredDouble(forKey: ConfigKey(key)) } ?? value
     }
 
+    func bool(_ key: String, default value: Bool) throws(ConfigurationError) -> Bool {
+        try read(key, as: "true or false") { try reader.requiredBool(forKey: ConfigKey(key)) } ?? value
+    }
+
     func string(_ key: String) throws(ConfigurationError) -> String? {
         try read(key, as: "a string") { try reader.requiredString(forKey: ConfigKey(key)) }
     }

@@ -108,6 +108,8 @@ struct SessionTransport {
                     .close(
                         .protocolError, goodbye: response,
                         problem: "WebSocket client refused: upgrade refused: \(reason)"))
+            case .served(let response, _):
+                handle(.close(.client, goodbye: response, problem: nil))
             case .control(let frame):
                 handle(.send(frame))
             case .close(let frame, let violation):

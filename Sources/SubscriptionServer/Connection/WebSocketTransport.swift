@@ -18,6 +18,8 @@ final class WebSocketTransport {
         case upgraded(response: [UInt8])
         /// The upgrade request was refused or could not be read: queue `response` (its HTTP status) raw and close.
         case refused(response: [UInt8], reason: String)
+        /// A plain request for a file of the web console (``WebConsoleRoute``): queue `response` raw and close.
+        case served(response: [UInt8], path: String)
         /// Queue this control frame raw (a pong).
         case control([UInt8])
         /// Queue this close frame raw and close: the client closed (its frame echoed), or its bytes broke RFC 6455
@@ -32,6 +34,8 @@ final class WebSocketTransport {
 
     /// The listener's handshake (path, origins).
     let handshake: WebSocketHandshake
+    /// True when a plain `GET` of the web console's files is answered (`web_console`).
+    let servesConsole: Bool
     /// The request head while it arrives; nil once the upgrade is answered.
     private var head: HTTPRequestHeadParser?
     /// The frames after the upgrade.
@@ -44,8 +48,9 @@ final class WebSocketTransport {
     private(set) var isCloseQueued = false
 
     /// A layer that waits for the upgrade request `handshake` judges; frames within `limits` follow.
-    init(handshake: WebSocketHandshake, limits: WebSocketLimits) {
+    init(handshake: WebSocketHandshake, limits: WebSocketLimits, servesConsole: Bool = false) {
         self.handshake = handshake
+        self.servesConsole = servesConsole
         self.head = HTTPRequestHeadParser(maxHeadBytes: Self.maxHeadBytes)
         self.decoder = WebSocketFrameDecoder(limits: limits)
     }
@@ -160,6 +165,10 @@ final class WebSocketTransport {
             let upgrade = WebSocketUpgradeRequest(
                 method: request.method, target: request.target, minorVersion: request.minorVersion,
                 fields: request.fields)
+            if servesConsole, let response = WebConsoleRoute.response(to: upgrade, webSocketPath: handshake.path) {
+                isCloseQueued = true
+                return .served(response: response.encoded(), path: String(upgrade.path))
+            }
             switch handshake.respond(to: upgrade) {
             case .accepted(let response, _):
                 return .upgraded(response: response)
