@@ -423,15 +423,10 @@ class Run:
             return tr && tr.children[2].textContent === '2' ? [...tr.children].map(td => td.textContent) : null;"""),
             "PRICE as retained rev 2 in the numbers pane", timeout=6)
         check(row[1] == "retained", f"PRICE row {row}")
-        self.fill("ret-number", "NEWS")
-        self.click("ret-get")
-        plain = wait_for(lambda: (lambda t: t if t.startswith("PROTO: ") else None)(self.text("ret-status")),
-                         "PROTO for a GET of a plain number")
-        print(f"    get NEWS: {plain!r}")
-        self.fill("ret-number", "PRICE")
         print(f"    {c['text']}; numbers row {row}")
         if self.args.screenshot:
             self.fill("numbers-filter", "")
+            self.js("document.activeElement && document.activeElement.blur();")
             time.sleep(1.2)  # one rate tick and one list poll more
             path = Path(self.args.screenshot)
             if not path.is_absolute():
@@ -439,6 +434,12 @@ class Run:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.driver.save_screenshot(str(path))
             print(f"    screenshot: {path}")
+        self.fill("ret-number", "NEWS")
+        self.click("ret-get")
+        plain = wait_for(lambda: (lambda t: t if t.startswith("PROTO: ") else None)(self.text("ret-status")),
+                         "PROTO for a GET of a plain number")
+        print(f"    get NEWS: {plain!r}")
+        self.fill("ret-number", "PRICE")
 
     def c6_reconnect(self, d):
         self.ensure_listen("NEWS")
@@ -611,6 +612,21 @@ class Run:
         d = self.daemon(cfg)
         print(f"subd: tcp {d.tcp_port}, ws {d.ws_port}; page {self.page_url(d)}"
               f"{' (served by Python: --serve-static)' if self.static else ''}", flush=True)
+        if not self.static:
+            try:
+                with urllib.request.urlopen(self.page_url(d), timeout=5) as r:
+                    served = b'name="subd-ws-path"' in r.read()
+            except (urllib.error.URLError, OSError) as e:
+                served = False
+                print(f"GET {self.page_url(d)}: {e}")
+            if not served:
+                print("this subd does not serve the console on its ws:// listener; "
+                      "--serve-static --subd-js FILE tests the page served from Python")
+                for n in (1, 2, 3, 4, 5, 6, 8, 9, 10, 7):
+                    print(f"case {n:>2} FAIL  (the page is not served)")
+                    self.results.append((n, False))
+                print(f"0 passed, {len(self.results)} failed")
+                return False
         self.open_browser()
         self.case(1, "the page loads, connected, server version and session", lambda: self.c1_loads(d))
         self.case(2, "listen pane shows a subctl publish with its info pair", lambda: self.c2_listen(d))
@@ -650,11 +666,16 @@ def main():
     ap.add_argument("--subd-js", help="with --serve-static: the client to serve as /subd.js "
                                       "(default clients/js/subd.js)")
     args = ap.parse_args()
+
+    def stop(signum, _frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    signal.signal(signal.SIGTERM, stop)  # so that a killed run still cleans up its processes
     run = Run(args)
     started = time.monotonic()
     try:
         ok = run.main()
-    except Exception:  # noqa: BLE001
+    except BaseException:  # noqa: BLE001 - interrupted or broken: report, clean up, fail
         traceback.print_exc()
         ok = False
     finally:

@@ -224,6 +224,7 @@ function attach(c) {
     },
     disconnected: (ev) => {
       rate.counting = false;
+      listen.revs.clear(); // after a reconnect the current values come again, as on a new subscription
       const d = ev?.detail;
       const why = typeof d === "string" ? d : d?.reason ?? d?.message ?? "";
       setStatus("reconnecting", `disconnected${why ? ` (${why instanceof Error ? why.message : why})` : ""}`);
@@ -232,11 +233,13 @@ function attach(c) {
       const a = ev?.detail?.attempt;
       setStatus("reconnecting", a ? `reconnecting (attempt ${a})` : "reconnecting");
     },
-    closed: () => {
+    closed: (ev) => {
       if (client !== c) return;
       client = null;
+      const why = ev?.detail;
       setStatus("closed", "closed");
-      if (loggedInAs) showLogin("The session was closed. Log in again.");
+      if (why?.code === "AUTH" || why?.code === "DENIED") showLogin("The server refused the session when reconnecting.", why);
+      else if (loggedInAs) showLogin("The session was closed. Log in again.");
       else retryTimer = setTimeout(() => start(), 2000);
     },
     gone: (ev) => {
@@ -514,10 +517,16 @@ function flushSys() {
 
 // ---- listen ---------------------------------------------------------------------------------------------------
 
-const listen = { pattern: null, token: null, unsub: null, pending: [], received: 0, rendered: 0, dropped: 0, lastAt: 0 };
+const listen = { pattern: null, token: null, unsub: null, pending: [], received: 0, rendered: 0, dropped: 0, lastAt: 0, revs: new Map() };
 const lags = []; // receive -> render, ms, the last 5000
 
 function onListen(m) {
+  if (m.revision !== undefined && m.revision !== null) {
+    // A retained value pushed again (another subscription or a watch of the number) is not a new message.
+    if (m.revision <= (listen.revs.get(m.number) ?? -1)) return;
+    if (listen.revs.size >= 20000) listen.revs.clear();
+    listen.revs.set(m.number, m.revision);
+  }
   const t = performance.now();
   listen.received++;
   listen.lastAt = t;
@@ -574,6 +583,7 @@ async function startListen(pattern) {
   const token = {};
   listen.token = token;
   listen.pattern = pattern;
+  listen.revs.clear();
   say(ui.listenStatus, `subscribing to ${pattern} …`);
   try {
     const unsub = await c.subscribe(pattern, (m) => listen.token === token && onListen(m));
