@@ -163,8 +163,9 @@ function showServer(c) {
 async function start(creds = {}) {
   const gen = ++generation;
   clearTimeout(retryTimer);
-  dropClient();
-  setStatus("connecting", "connecting");
+  // A session in place stays until the new one is in: a failed login leaves the page as it was.
+  const kept = () => client && client.state !== "closed";
+  if (!kept()) setStatus("connecting", "connecting");
   const options = {};
   if (creds.user) options.user = creds.user;
   if (creds.token) options.token = creds.token;
@@ -174,15 +175,16 @@ async function start(creds = {}) {
   } catch (e) {
     if (gen !== generation) return;
     if (e && (e.code === "AUTH" || e.code === "DENIED")) {
-      setStatus("closed", "login required");
+      if (!kept()) setStatus("closed", "login required");
       showLogin(creds.token ? "Login failed." : "This server asks for authentication.", creds.token ? e : null);
       return;
     }
     if (creds.token) {
-      setStatus("closed", "closed");
+      if (!kept()) setStatus("closed", "closed");
       showLogin("Could not connect.", e);
       return;
     }
+    if (kept()) return;
     failures++;
     const delay = Math.min(10000, 1000 * 2 ** Math.min(failures - 1, 4));
     setStatus("closed", `closed (${errText(e)}); retrying in ${Math.round(delay / 1000)} s`);
@@ -193,6 +195,7 @@ async function start(creds = {}) {
     c.close().catch(() => {});
     return;
   }
+  dropClient();
   failures = 0;
   client = c;
   loggedInAs = creds.user || (creds.token ? "(shared token)" : null);
