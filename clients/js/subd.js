@@ -634,9 +634,9 @@ export class Client extends EventTarget {
       if (answers && seen !== undefined && revision <= seen) return; // an answer, not new to this client
       this.#revisions.set(number, revision);
     }
-    for (const [pattern, handlers] of this.#patterns) {
+    for (const [pattern, subscription] of this.#patterns) {
       if (!_patternMatches(pattern, number)) continue;
-      for (const entry of [...handlers.handlers]) {
+      for (const entry of [...subscription.handlers]) {
         if (entry.active && accepts(entry, message)) call(entry.receive, message);
       }
     }
