@@ -265,10 +265,15 @@ def browser_log(driver):
 
 def run_page_cases(driver, run, timeout):
     """Waits for the page's own cases and adds them to the run."""
-    end = time.monotonic() + timeout
+    started = time.monotonic()
+    end = started + timeout
     seen = 0
     while True:
         results = driver.execute_script("return window.__results || null")
+        if results is None and time.monotonic() - started > 15:
+            run.add("page: the cases started", False, "no window.__results after 15 s: the page or subd.js did not "
+                    "load (a syntax error? see the browser console)")
+            return
         cases = results["cases"] if results else []
         for case in cases[seen:]:
             run.add("page: " + case["name"], case["ok"], case.get("error") or "", case["ms"])
@@ -400,7 +405,7 @@ def main():
     parser.add_argument("--bin-dir", default=os.environ.get("SUBD_BIN_DIR", "/tmp/new-bin"),
                         help="the directory holding subd and subctl")
     parser.add_argument("--only", help="run only the page cases whose name holds this text (and skip the rest)")
-    parser.add_argument("--timeout", type=float, default=120, help="seconds to wait for the page's cases")
+    parser.add_argument("--timeout", type=float, default=60, help="seconds to wait for the page's cases")
     args = parser.parse_args()
     for tool in ("subd", "subctl"):
         if not os.access(Path(args.bin_dir) / tool, os.X_OK):

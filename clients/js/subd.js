@@ -518,10 +518,11 @@ export class Client extends EventTarget {
     const check = this.#command(`GET ${number}\n`, { claim: (n) => n === number });
     const subscribed = this.#addHandler(entry);
     const [checked, done] = await Promise.allSettled([check, subscribed]);
-    if (checked.status === "rejected" || done.status === "rejected") {
+    if (checked.status === "rejected") {
       if (done.status === "fulfilled") await this.#removeHandler(entry);
-      throw checked.status === "rejected" ? checked.reason : done.reason;
+      throw checked.reason;
     }
+    if (done.status === "rejected") throw done.reason;
     return once(() => this.#removeHandler(entry));
   }
 
@@ -575,8 +576,12 @@ export class Client extends EventTarget {
    * values it was pushed (by number). `line`: a string, bytes, or a function making them when sent.
    * `claim(number)`: whether a `MSG` with `rev=` arriving while this command is first in line answers it.
    * `onOk(frame)` runs as the reply is read, before the next push is.
+   * @param {string | Uint8Array | (() => string)} line
+   * @param {{claim?: (number: string) => boolean, onOk?: (reply: object) => void, now?: boolean}} [options]
+   * @returns {Promise<any>}
    */
-  #command(line, { claim, onOk, now = false } = {}) {
+  #command(line, options = {}) {
+    const { claim, onOk, now = false } = options;
     return new Promise((resolve, reject) => {
       const entry = { line, claim, taken: new Map(), onOk, resolve, reject };
       if (this.#closing || this.#state === "closed") reject(new ConnectionError("the client is closed"));
