@@ -617,9 +617,12 @@ test("reconnect: false closes the client when the connection is lost", async () 
   const TestSocket = makeTestSocket();
   const client = await open(WS, { WebSocket: TestSocket, reconnect: false });
   const events = recordEvents(client);
+  let fromListener = null;
+  client.addEventListener("disconnected", () => { fromListener = client.ping(); });
   TestSocket.drop();
   await until(() => client.state === "closed", "closed");
   same(events.map(([type]) => type), ["disconnected", "closed"], "events");
+  await rejects(fromListener, ConnectionError, undefined, "a command sent by a 'disconnected' listener");
   await rejects(client.ping(), ConnectionError, undefined, "a command after it");
 });
 

@@ -800,9 +800,9 @@ export class Client extends EventTarget {
     }
     if (this.#state !== "connected") return; // a failed attempt: its caller goes on
     if (this.#closing) return this.#finish("closed by the client");
+    this.#state = "reconnecting"; // before the event: what its listeners send waits for the connection
     this.#emit("disconnected", reason);
     if (!this.#options.reconnect) return this.#finish(reason);
-    this.#state = "reconnecting";
     this.#reconnect();
   }
 
