@@ -65,7 +65,9 @@ async function rejects(promise, Type, code, what) {
     error = caught;
   }
   if (error === undefined) throw new Failure(`${what}: expected ${Type.name}, but it resolved`);
-  if (!(error instanceof Type)) throw new Failure(`${what}: expected ${Type.name}, got ${error.name}: ${error.message}`);
+  if (!(error instanceof Type)) {
+    throw new Failure(`${what}: expected ${Type.name}, got ${error.name}: ${error.message}`);
+  }
   if (code !== undefined && error.code !== code) throw new Failure(`${what}: expected code ${code}, got ${error.code}`);
   return error;
 }
