@@ -703,7 +703,11 @@ test("errors: TooBigError for a payload over max_payload; the client reconnects 
 
 test("auth_token: no token and a wrong token are AuthError, the token logs in", async () => {
   await rejects(connect(AUTH_WS), AuthError, "AUTH", "no token");
-  await rejects(connect(AUTH_WS, { token: "wrong" }), AuthError, "AUTH", "a wrong token");
+  const TestSocket = makeTestSocket();
+  await rejects(connect(AUTH_WS, { token: "wrong", WebSocket: TestSocket, reconnectDelay: 10 }), AuthError, "AUTH",
+    "a wrong token");
+  await sleep(200);
+  same(TestSocket.sockets.length, 1, "connections made: a refused HELLO is not tried again");
   const client = await open(AUTH_WS, { token: TOKEN, name: "token-holder" });
   same(await client.create("Z.token"), "created", "every right");
   await rejects(connect(AUTH_WS, { token: TOKEN, name: USER }), DeniedError, "DENIED", "a user's name with the token");
