@@ -86,7 +86,10 @@ export declare class Client {
   publish(number: string, payload: Payload, info?: Info): Promise<number>;
   /** `SUB`: resolves once subscribed (retained values of matching numbers are handed to `handler` first); the
    *  resolved function unsubscribes (`UNSUB`). Several subscriptions may overlap: the server delivers each message
-   *  once per session, and the client hands it to every handler whose pattern (and `from`, and `group`) matches. */
+   *  once per session, and the client hands it to every handler whose pattern (and `from`, and `group`) matches.
+   *  A group handler gets only the messages marked with its group (`group=`). All the handlers of one pattern must
+   *  have the same group (or none): another rejects with a ProtoError (one session has one subscription per
+   *  pattern). */
   subscribe(
     pattern: string,
     handler: (message: Message) => void,
@@ -95,8 +98,10 @@ export declare class Client {
   /** `GET`: the current value of a retained number, null when none was published yet. */
   get(number: string): Promise<Message | null>;
   /** Watches a retained number: `handler` gets each change with its old and new value (the current value first, as
-   *  a change from null), revisions missed reported; restored after a reconnect. Resolves to the function that
-   *  stops watching. */
+   *  a change from null), revisions missed reported; restored after a reconnect. A revision below the last one
+   *  (the number was removed and made again) is a change too, with `missed` from 1 when it is above 1. A plain
+   *  number rejects with a ProtoError; the watch ends when the number is removed ("gone"). Resolves to the function
+   *  that stops watching. */
   watch(number: string, handler: (change: Change) => void): Promise<() => Promise<void>>;
   /** `LIST [pattern] [kind]`. */
   list(pattern?: string, options?: { kind?: boolean }): Promise<NumberInfo[]>;
@@ -108,7 +113,9 @@ export declare class Client {
   close(): Promise<void>;
   /** Connection events: "connected" (also after each reconnect, once subscriptions are restored), "disconnected"
    *  (detail: the reason), "reconnecting" (detail: attempt and delay), "closed"; "gone" when a number this client
-   *  subscribed to exactly was removed (detail: the number). */
+   *  subscribed to exactly was removed (detail: the number), also when a subscription could not be restored after
+   *  a reconnect because its number is no longer there (NOTFOUND); "error" when one could not be restored for
+   *  another reason (detail: { pattern, error }); its handlers are dropped either way. */
   addEventListener(type: string, listener: (event: CustomEvent) => void): void;
   removeEventListener(type: string, listener: (event: CustomEvent) => void): void;
 }
@@ -116,8 +123,10 @@ export declare class Client {
 /** Connects and says HELLO; rejects with a SubdError (AUTH, DENIED...) or a ConnectionError. */
 export declare function connect(url: string, options?: ConnectOptions): Promise<Client>;
 
-/** An `-ERR <CODE> <text>` reply. `code` is the protocol's code. */
+/** An `-ERR <CODE> <text>` reply (or an argument the client refused before sending it, with the code the server
+ *  would have given). `code` is the protocol's code; a code this client does not know gives a plain SubdError. */
 export declare class SubdError extends Error {
+  constructor(code: string, message: string);
   readonly code: string;
 }
 export declare class ProtoError extends SubdError {}     // PROTO
@@ -131,3 +140,16 @@ export declare class LimitError extends SubdError {}     // LIMIT
 /** The connection was lost or closed before the reply came (the command may or may not have been carried out), or
  *  the first connection failed. */
 export declare class ConnectionError extends Error {}
+
+// Internal, exported for the tests (Tests/Browser); not part of the API and may change.
+/** @internal The stream parser: `feed` bytes in any chunks; frames go to `emit`. */
+export declare class _LineParser {
+  constructor(emit: (frame: { type: "ok" | "err" | "list" | "msg" | "gone" | "push"; [key: string]: unknown }) => void);
+  feed(bytes: Uint8Array): void;
+}
+/** @internal An info value percent-encoded as subctl does (space, control characters, `=`, `%` as `%XX`). */
+export declare function _encodeInfoValue(value: string): string;
+/** @internal An info value percent-decoded; kept as sent when it does not decode to UTF-8. */
+export declare function _decodeInfoValue(value: string): string;
+/** @internal Whether a pattern matches a number (docs/PROTOCOL.md, Patterns). */
+export declare function _patternMatches(pattern: string, number: string): boolean;
