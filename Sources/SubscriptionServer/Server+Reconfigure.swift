@@ -91,7 +91,8 @@ extension Server {
             if let newTLSContext { tlsContext = newTLSContext }
             if new.sysInterval != running.sysInterval { startSystemStats() }
             if new.users != running.users { applyUsers(new.users) }
-            numberCounters.setEnabled(applied.countsNumbers)
+            let numbersAsked = !center.exactSubscriptionGroups(of: SystemTopic.numbers.rawValue).isEmpty
+            numberCounters.setEnabled(applied.countsNumbers || numbersAsked)
             center.limits = .init(maxSubscriptionsPerCustomer: new.maxSubscriptions, maxNumbers: new.maxNumbers)
             let keepaliveChanged = new.tcpKeepalive != running.tcpKeepalive
             for session in sessions.values {

@@ -84,6 +84,8 @@ public final class Server: @unchecked Sendable {
     private var housekeepingTimer: DispatchSourceTimer?
     /// Publishes `$SYS.stats` (``startSystemStats()``).
     var systemStatsTimer: DispatchSourceTimer?
+    /// Posts `$SYS.numbers` (``startNumberActivity()``).
+    var numberActivityTimer: DispatchSourceTimer?
     /// With `cluster:`: every node's latest STATS, for `$SYS.cluster.node` (Server+ClusterStats.swift).
     var clusterNodes = ClusterNodeTable()
     /// The saved state (`state_dir`), nil without one; see Server+State.swift.
@@ -194,6 +196,7 @@ public final class Server: @unchecked Sendable {
             }
             startHousekeeping()
             startSystemStats()
+            startNumberActivity()
             return (bound + boundTLS + boundWebSocket.map(\.0)).map(\.address)
         }
     }
@@ -217,6 +220,8 @@ public final class Server: @unchecked Sendable {
             self.housekeepingTimer = nil
             self.systemStatsTimer?.cancel()
             self.systemStatsTimer = nil
+            self.numberActivityTimer?.cancel()
+            self.numberActivityTimer = nil
             self.stateTimer?.cancel()
             self.stateTimer = nil
             for session in Array(self.sessions.values) { session.drain() }

@@ -4,10 +4,10 @@ import XCTest
 /// Protocol 1.1 `$SYS.` numbers over real sockets: the daemon publishes one JSON object per event to its own
 /// numbers; clients may subscribe to them, never write to them; `>` and leading wildcards do not match them.
 final class SystemNotificationTests: IntegrationTestCase {
-    /// The seven numbers the daemon owns.
+    /// The eight numbers the daemon owns.
     let topics = [
         "$SYS.client.connected", "$SYS.client.disconnected", "$SYS.config.reloaded", "$SYS.number.created",
-        "$SYS.number.removed", "$SYS.slow_consumer", "$SYS.stats",
+        "$SYS.number.removed", "$SYS.numbers", "$SYS.slow_consumer", "$SYS.stats",
     ]
 
     func testClientsMaySubscribeButNotCreateRemoveOrPublishAndDeniedChangesNothing() throws {
@@ -22,7 +22,7 @@ final class SystemNotificationTests: IntegrationTestCase {
         try client.sendPub("$SYS.stats", Array("PING\n".utf8))
         assertError(try client.readReply(), "DENIED", "PUB $SYS.stats")
         XCTAssertEqual(try client.command("PING"), .status("PONG"), "the payload was read as payload, not as PING")
-        XCTAssertEqual(try client.command("LIST $SYS.>"), .list(topics.map { "\($0) 0" }), "still the seven")
+        XCTAssertEqual(try client.command("LIST $SYS.>"), .list(topics.map { "\($0) 0" }), "still the eight")
         XCTAssertEqual(try client.command("LIST"), .list(["N 0"]), "LIST without a pattern is LIST >")
         XCTAssertEqual(try client.command("CREATE $price"), .ok("created"), "only $SYS is the daemon's (1.0 allows $)")
         XCTAssertEqual(try client.command("LIST"), .list(["$price 0", "N 0"]))
@@ -195,6 +195,46 @@ final class SystemNotificationTests: IntegrationTestCase {
         try subscribe(listener, "$SYS.stats")
         Thread.sleep(forTimeInterval: 1)
         XCTAssertEqual(try listener.pushesBeforePing(), [], "no $SYS.stats with sys_interval 0")
+    }
+
+    /// `$SYS.numbers` (the web console's rates): once a second while a session subscribes to it by that name, the
+    /// busiest numbers' publications counted from then on; `$SYS.>` alone does not start it, and it stops with the
+    /// last exact subscription.
+    func testNumberActivityIsPostedWhileAskedForByName() throws {
+        let daemon = try startDaemon(DaemonConfig(numbers: ["A", "B"]))
+        let wide = try connect(daemon, "$SYS.> watcher")
+        try subscribe(wide, "$SYS.>")
+        let publisher = try connect(daemon, "publisher")
+        XCTAssertEqual(try publisher.command("SEND A before"), .ok("0"))
+        Thread.sleep(forTimeInterval: 1.5)
+        let unasked = try wide.pushesBeforePing().compactMap(\.message).filter { $0.number == "$SYS.numbers" }
+        XCTAssertEqual(unasked.count, 0, "not posted while nobody asks for it by name")
+
+        let watcher = try connect(daemon, "$SYS.numbers watcher")
+        try subscribe(watcher, "$SYS.numbers")
+        Thread.sleep(forTimeInterval: 1.2)  // one tick: counting has started
+        for text in ["1", "2", "3"] { XCTAssertEqual(try publisher.command("SEND A \(text)"), .ok("0")) }
+        XCTAssertEqual(try publisher.command("SEND B 1"), .ok("0"))
+        var counts: [String: Int] = [:]
+        let deadline = Date().addingTimeInterval(5)
+        while counts != ["A": 3, "B": 1], Date() < deadline {
+            let event = try XCTUnwrap(try nextEvents(watcher, count: 1).first)
+            XCTAssertEqual(event.number, "$SYS.numbers")
+            XCTAssertEqual(event.object["event"] as? String, "numbers")
+            XCTAssertEqual(event.object["interval_seconds"] as? Int, 1)
+            counts = try XCTUnwrap(event.object["published"] as? [String: Int], "\(event.object)")
+        }
+        XCTAssertEqual(counts, ["A": 3, "B": 1], "counted from when it was asked for, not 'before'")
+        XCTAssertTrue(
+            try wide.pushesBeforePing().compactMap(\.message).contains { $0.number == "$SYS.numbers" },
+            "$SYS.> gets them while they are posted")
+
+        XCTAssertEqual(try watcher.command("UNSUB $SYS.numbers"), .ok())
+        Thread.sleep(forTimeInterval: 1.2)
+        _ = try wide.pushesBeforePing()
+        Thread.sleep(forTimeInterval: 1.5)
+        let after = try wide.pushesBeforePing().compactMap(\.message).filter { $0.number == "$SYS.numbers" }
+        XCTAssertEqual(after.count, 0, "stopped with the last subscription by name")
     }
 
     func testSubctlListenToSysIsTheLiveViewOfTheDaemon() throws {

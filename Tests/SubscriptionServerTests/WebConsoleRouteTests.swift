@@ -56,7 +56,8 @@ final class WebConsoleRouteTests: XCTestCase {
 
     /// The page learns the listener's WebSocket path where it holds the placeholder, HTML-escaped.
     func testThePageCarriesTheListenersWebSocketPath() throws {
-        let source = try String(contentsOf: Self.repository.appendingPathComponent("clients/console/index.html"))
+        let source = try String(
+            contentsOf: Self.repository.appendingPathComponent("clients/console/index.html"), encoding: .utf8)
         XCTAssertTrue(source.contains(WebConsole.webSocketPathPlaceholder), "index.html has the placeholder")
         let page = String(decoding: WebConsole.page(webSocketPath: "/a\"<b>&"), as: UTF8.self)
         XCTAssertFalse(page.contains(WebConsole.webSocketPathPlaceholder))

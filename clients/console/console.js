@@ -10,8 +10,7 @@ const NUMBERS_CAP = 200; // number rows rendered
 const CHANGES_CAP = 100; // retained changes kept
 const TEXT_CAP = 2000; // characters of a payload shown
 const HEX_CAP = 256; // bytes of a binary payload shown
-const SLOT_MS = 500; // rate window: SLOTS slots of SLOT_MS
-const SLOTS = 10;
+const RATE_SMOOTHING = 0.5; // weight of the newest second in a number's shown rate
 const LIST_EVERY = 2000;
 const STATS_EVERY = 2000;
 
@@ -213,7 +212,6 @@ function dropClient() {
   const off = detachers.get(old);
   if (off) off();
   detachers.delete(old);
-  rate.unsub = null;
   old.close().catch(() => {});
 }
 
@@ -222,11 +220,10 @@ function attach(c) {
     connected: () => {
       setStatus("connected", "connected");
       showServer(c);
-      rate.counting = rate.subscribed;
+      rates.clear(); // counts start again on the server's side when it is asked again
       pollList();
     },
     disconnected: (ev) => {
-      rate.counting = false;
       listen.revs.clear(); // after a reconnect the current values come again, as on a new subscription
       const d = ev?.detail;
       const why = typeof d === "string" ? d : d?.reason ?? d?.message ?? "";
@@ -270,19 +267,20 @@ function maybeAuth(e) {
 }
 
 function subscribeAll(c) {
-  // Rates: everything this console can see through `>`.
-  rate.subscribed = rate.counting = false;
+  // Rates: the daemon's per-number counts, posted every second to $SYS.numbers while someone asks for them.
+  rate.subscribed = false;
+  rates.clear();
   say(ui.ratesStatus, "");
-  c.subscribe(">", onRateMessage).then(
-    (unsub) => {
+  c.subscribe("$SYS.numbers", onNumbersEvent).then(
+    () => {
       if (client !== c) return;
-      rate.unsub = unsub;
-      rate.subscribed = rate.counting = true;
-      rate.since = performance.now();
+      rate.subscribed = true;
     },
     (e) => {
       if (client !== c) return;
-      if (e?.code === "DENIED") say(ui.ratesStatus, `rates need subscribe rights to > (${errText(e)})`, "err", e);
+      if (e?.code === "DENIED") {
+        say(ui.ratesStatus, `rates need subscribe rights to $SYS.numbers (${errText(e)})`, "err", e);
+      }
       else say(ui.ratesStatus, `no rates: ${errText(e)}`, "err", e);
       maybeAuth(e);
       numbersDirty = true;
@@ -306,48 +304,53 @@ function subscribeAll(c) {
 
 // ---- numbers and rates ----------------------------------------------------------------------------------------
 
-const rate = { subscribed: false, counting: false, since: 0, unsub: null };
-const counters = new Map(); // number -> { slots, at, rev }
+const rate = { subscribed: false };
+const rates = new Map(); // number -> { count, at (ms), rate (msgs/s) }
 let numbers = [];
 let numbersLoaded = false;
 let numbersDirty = false;
 let listBusy = false;
 const numberRows = new Map(); // number -> <tr>
 
-function advance(r, slot) {
-  if (slot <= r.at) return;
-  const n = Math.min(slot - r.at, SLOTS);
-  for (let i = 1; i <= n; i++) r.slots[(r.at + i) % SLOTS] = 0;
-  r.at = slot;
+/** A `$SYS.numbers` event: each number's messages published so far on the daemon; the rate is the difference from
+ *  the last event over the time between them (smoothed), and a number missing from the event is idle. */
+function onNumbersEvent(m) {
+  let ev;
+  try {
+    ev = JSON.parse(m.text);
+  } catch {
+    return;
+  }
+  const published = ev && typeof ev.published === "object" ? ev.published : null;
+  if (!published) return;
+  const at = Number.isFinite(Date.parse(ev.time)) ? Date.parse(ev.time) : Date.now();
+  const seen = new Set();
+  for (const [name, count] of Object.entries(published)) {
+    if (typeof count !== "number") continue;
+    seen.add(name);
+    const last = rates.get(name);
+    if (!last) {
+      rates.set(name, { count, at, rate: 0 });
+      continue;
+    }
+    const seconds = (at - last.at) / 1000;
+    if (seconds <= 0) continue;
+    // A count below the last one started again from 0 (the number was made again, or forgotten and counted anew).
+    const now = (count >= last.count ? count - last.count : count) / seconds;
+    last.rate = last.rate ? RATE_SMOOTHING * now + (1 - RATE_SMOOTHING) * last.rate : now;
+    last.count = count;
+    last.at = at;
+  }
+  for (const [name, r] of rates) if (!seen.has(name)) r.rate = 0;
+  if (rates.size > 5000) {
+    for (const name of rates.keys()) if (!seen.has(name)) rates.delete(name);
+  }
+  numbersDirty = true;
+  schedule();
 }
 
-function onRateMessage(m) {
-  let r = counters.get(m.number);
-  if (!r) {
-    if (counters.size >= 50000) return;
-    r = { slots: new Uint32Array(SLOTS), at: 0, rev: -1 };
-    counters.set(m.number, r);
-  }
-  if (m.revision !== undefined && m.revision !== null) {
-    // A retained value pushed again (on SUB, a watch, a reconnect) is not a new message.
-    const seen = m.revision <= r.rev;
-    r.rev = m.revision;
-    if (seen) return;
-  }
-  if (!rate.counting) return;
-  const slot = Math.floor(performance.now() / SLOT_MS);
-  advance(r, slot);
-  r.slots[slot % SLOTS]++;
-}
-
-function rateOf(name, now) {
-  const r = counters.get(name);
-  if (!r) return 0;
-  advance(r, Math.floor(now / SLOT_MS));
-  let sum = 0;
-  for (const v of r.slots) sum += v;
-  const span = Math.min((SLOTS - 1) * SLOT_MS + (now % SLOT_MS), now - rate.since);
-  return span > 0 ? (sum * 1000) / Math.max(span, SLOT_MS) : 0;
+function rateOf(name) {
+  return rates.get(name)?.rate ?? 0;
 }
 
 async function pollList() {
@@ -360,10 +363,6 @@ async function pollList() {
     numbers = got;
     numbersLoaded = true;
     say(ui.numbersError, "");
-    if (counters.size > numbers.length + 1000) {
-      const keep = new Set(numbers.map((n) => n.number));
-      for (const k of counters.keys()) if (!keep.has(k)) counters.delete(k);
-    }
     numbersDirty = true;
     schedule();
   } catch (e) {
@@ -382,9 +381,8 @@ function renderNumbers() {
   numbersDirty = false;
   const filter = ui.numbersFilter.value.trim();
   const matching = filter ? numbers.filter((n) => n.number.includes(filter)) : numbers;
-  const now = performance.now();
   const withRates = rate.subscribed;
-  const items = matching.map((n) => ({ n, rate: withRates ? Math.round(rateOf(n.number, now) * 10) / 10 : 0 }));
+  const items = matching.map((n) => ({ n, rate: withRates ? Math.round(rateOf(n.number) * 10) / 10 : 0 }));
   items.sort((a, b) => b.rate - a.rate || (a.n.number < b.n.number ? -1 : a.n.number > b.n.number ? 1 : 0));
   const shown = items.slice(0, NUMBERS_CAP);
   const body = ui.numbersBody;
@@ -461,6 +459,7 @@ const SYS_FIELDS = {
 const sys = { pending: [], received: 0, dropped: 0 };
 
 function onSys(m) {
+  if (m.number === "$SYS.numbers") return; // the rates of the numbers pane, every second: not listed as events
   sys.received++;
   sys.pending.push({ m, at: Date.now() });
   if (sys.pending.length > SYS_CAP) {
@@ -905,7 +904,7 @@ window.__console = {
   resetLags() {
     lags.length = 0;
   },
-  rate: (number) => Math.round(rateOf(number, performance.now()) * 10) / 10,
+  rate: (number) => Math.round(rateOf(number) * 10) / 10,
 };
 
 bind();

@@ -65,6 +65,35 @@ extension Server {
         timer.resume()
     }
 
+    /// Starts `$SYS.numbers`: once a second, while some session subscribes to it by that exact name (a pattern
+    /// such as `$SYS.>` alone does not start it; it gets the events while they are posted), the busiest numbers'
+    /// messages published. The per-number counting (``NumberCounters``, also the metrics') runs only then or while
+    /// metrics show the busiest numbers: otherwise a publication pays nothing for it.
+    func startNumberActivity() {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + Self.numberActivityPeriod, repeating: Self.numberActivityPeriod)
+        timer.setEventHandler { [unowned self] in
+            self.postNumberActivity()
+            self.loop.endOfTurn()
+        }
+        numberActivityTimer = timer
+        timer.resume()
+    }
+
+    /// How often `$SYS.numbers` is posted.
+    static let numberActivityPeriod = DispatchTimeInterval.seconds(1)
+
+    /// One `$SYS.numbers` event, if asked for; counting starts or stops as the subscriptions to it come and go.
+    func postNumberActivity() {
+        let asked = !center.exactSubscriptionGroups(of: SystemTopic.numbers.rawValue).isEmpty
+        let counts = asked || configuration.countsNumbers
+        if counts != numberCounters.isEnabled { numberCounters.setEnabled(counts) }
+        guard asked else { return }
+        numberCounters.forget { !center.contains($0) }
+        let busiest = numberCounters.busiest(NumberCounters.maxShown).map { (key: $0.number, count: $0.published) }
+        post(.numbers, JSONObject([("interval_seconds", .unsigned(1)), ("published", .counts(busiest))]))
+    }
+
     /// STATS lines as JSON fields: numeric values as numbers, the others (`version`) as strings.
     static func statsFields(_ lines: [String]) -> [(key: String, value: JSONObject.Value)] {
         lines.map { line in

@@ -23,6 +23,9 @@ enum SystemTopic: String, CaseIterable {
     case configReloaded = "$SYS.config.reloaded"
     /// Every `sys_interval` seconds (10 by default): the STATS keys and values.
     case stats = "$SYS.stats"
+    /// Every second while a session subscribes to it by this exact name (the web console's message rates):
+    /// `interval_seconds`, `published` (the busiest numbers' messages published since counting began).
+    case numbers = "$SYS.numbers"
     /// With `state_dir`: saving failed (a write or a sync): `error`, and `stopped` (true: changes are refused until a
     /// restart; false: each change tries again). Posted when saving goes from working to failing, or to stopped.
     case stateFailed = "$SYS.state.failed"
@@ -48,6 +51,8 @@ struct JSONObject {
         case unsigned(UInt64)
         case bool(Bool)
         case strings([String])
+        /// An object of counts, in the order given (`{"A":12,"B":3}`).
+        case counts([(key: String, count: UInt64)])
         case null
     }
 
@@ -70,6 +75,9 @@ struct JSONObject {
             case .unsigned(let number): out += String(number)
             case .bool(let flag): out += flag ? "true" : "false"
             case .strings(let texts): out += "[" + texts.map(JSONText.quoted).joined(separator: ",") + "]"
+            case .counts(let counts):
+                out +=
+                    "{" + counts.map { JSONText.quoted($0.key) + ":" + String($0.count) }.joined(separator: ",") + "}"
             case .null: out += "null"
             }
         }
