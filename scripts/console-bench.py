@@ -2,7 +2,7 @@
 """The web console's speed check (issue 24): does a subd that serves the console and 100 browser-side subscribers
 keep the TCP figures of `make bench`?
 
-Usage: scripts/console-bench.py BIN_DIR [--reps N]
+Usage: scripts/console-bench.py BIN_DIR [--reps N] [--pin]
 
 Starts one release subd (BIN_DIR/subd) with a TCP and a ws:// listener. Alternates, --reps times (default 3), three
 runs of `make bench`'s first line (subbench: 1 publisher, 10 subscribers, 500,000 x 128 B, window 1000) against it
@@ -13,6 +13,9 @@ each run's published and delivered rates, subd's CPU seconds per million message
 seconds during the run, and the medians with their ratios to "alone". The browser runs on the same cores as subd
 and subbench: the CPU figures tell subd's own cost apart from the browser's. Needs chromium, chromium-driver and
 python3-selenium (`make deps-test`).
+
+With --pin, subd and subbench run on CPU 0 only and everything else (this script, the browser, subctl) on CPU 1,
+in all three ways: the figures then say whether subd keeps its pace when the browser does not take its core.
 """
 
 import argparse
@@ -29,8 +32,16 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 
 
+SUBD_CPUS = None  # with --pin: the CPUs subd and subbench may use
+
+
+def on_subd_cpus():
+    if SUBD_CPUS is not None:
+        os.sched_setaffinity(0, SUBD_CPUS)
+
+
 def start_subd(bin_dir):
-    subd = subprocess.Popen(
+    subd = subprocess.Popen(preexec_fn=on_subd_cpus, args=
         [os.path.join(bin_dir, "subd"), "--listen", "127.0.0.1:0", "--listen", "ws://127.0.0.1:0/subd",
          "--log-level", "info"],
         stderr=subprocess.PIPE, text=True)
@@ -51,7 +62,7 @@ def subbench(bin_dir, tcp):
     result = subprocess.run(
         [os.path.join(bin_dir, "subbench"), "--server", f"127.0.0.1:{tcp}", "--subscribers", "10", "--messages",
          "500000", "--size", "128", "--window", "1000", "--latency-samples", "0"],
-        capture_output=True, text=True)
+        capture_output=True, text=True, preexec_fn=on_subd_cpus)
     if result.returncode != 0:
         sys.exit(f"console-bench: subbench failed ({result.returncode}): {result.stdout}{result.stderr}")
     out = result.stdout
@@ -135,7 +146,12 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("bin_dir")
     parser.add_argument("--reps", type=int, default=3)
+    parser.add_argument("--pin", action="store_true")
     args = parser.parse_args()
+    if args.pin:
+        global SUBD_CPUS
+        SUBD_CPUS = {0}
+        os.sched_setaffinity(0, {1})  # this script and what it starts but subd and subbench: the browser, subctl
     subd, tcp, ws = start_subd(args.bin_dir)
     driver = None
     trickle = None
