@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run console screenshot test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws \
+.PHONY: all deps deps-test deps-peers apt build release run console screenshot bench-console test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -181,6 +181,13 @@ bench: release
 	scripts/cluster-bench.sh "$$($(SWIFT) build -c release --show-bin-path)" --subscribers 10 --messages 200000 --size 128
 	-SUBD_CLUSTER_ACK=all scripts/cluster-bench.sh "$$($(SWIFT) build -c release --show-bin-path)" \
 		--subscribers 10 --messages 200000 --size 128 --expect-receivers 10
+
+## bench-console: make bench's TCP fan-out against one release subd alone, then beside the web console and 100
+## subd.js clients in headless Chromium, idle and receiving 100 msgs/s each (scripts/console-bench.py; CONSOLE_BENCH=
+## --pin puts subd and subbench on one core, the browser on the other)
+CONSOLE_BENCH ?=
+bench-console: release deps-test
+	/usr/bin/python3 scripts/console-bench.py "$$($(SWIFT) build -c release --show-bin-path)" --reps 5 $(CONSOLE_BENCH)
 
 ## bench-peers: subd beside ref-relay (a minimal C relay of the protocol: this machine's limit), Redis, NATS and
 ## Mosquitto, with ../shared/bench/run-peers.sh (every scenario, medians of PEER_REPS runs); prints the table, keeps
