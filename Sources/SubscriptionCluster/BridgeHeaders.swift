@@ -27,12 +27,23 @@ enum BridgeHeaders {
         return number.isEmpty ? nil : number
     }
 
+    /// What a publication of another node says: its origin and counter, its sender, its info pairs.
+    typealias Parts = (origin: String, counter: UInt64, sender: String?, info: [InfoPair])
+
+    /// `Subd-Id`'s value: `<origin> <counter>`.
+    static func encodeID(origin: String, counter: UInt64) -> String {
+        var bytes = Array(origin.utf8)
+        bytes.append(UInt8(ascii: " "))
+        appendDecimal(counter, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// The headers of a publication.
     static func encode(
         origin: String, counter: UInt64, sender: String?, info: [InfoPair], groups: [String] = []
     ) -> NATSHeaders {
         var headers = NATSHeaders()
-        headers.append(id, "\(origin) \(counter)")
+        headers.append(id, encodeID(origin: origin, counter: counter))
         if let sender { headers.append(from, sender) }
         if !info.isEmpty { headers.append(self.info, info.map { "\($0.key)=\($0.value)" }.joined(separator: " ")) }
         // Group names hold no space (the client-name rule).
@@ -48,8 +59,7 @@ enum BridgeHeaders {
 
     /// What a publication's headers say; nil when they are not a node's (no valid `Subd-Id`, or pairs that break
     /// the wire's rules).
-    static func decode(_ headers: NATSHeaders?) -> (origin: String, counter: UInt64, sender: String?, info: [InfoPair])?
-    {
+    static func decode(_ headers: NATSHeaders?) -> Parts? {
         guard let headers, let idText = headers[id], let (origin, counter) = decodeID(idText) else { return nil }
         var pairs: [InfoPair] = []
         if let text = headers[info] {

@@ -35,7 +35,7 @@ extension ClusterBridge {
         let (nodes, expectedGroups) = acks.directory.expectations(for: number, now: now)
         var groups = expectedGroups
         for group in served where !groups.isEmpty { groups.remove(ExactName(group)) }
-        guard !nodes.isEmpty || !groups.isEmpty, acks.pending.expect(counter, from: nodes, groups: groups) else {
+        guard !nodes.nodes.isEmpty || !groups.isEmpty, acks.pending.expect(counter, from: nodes, groups: groups) else {
             return nil
         }
         server.countClusterAck(.waited)
@@ -111,13 +111,24 @@ extension ClusterBridge {
     /// subject, when its node waits), with the turn's other confirmations to that subject
     /// (``sendConfirmations()``), or at once when the batch is large.
     func confirm(_ counter: UInt64, receivers: Int, to subject: String, group: String? = nil) {
-        guard subject.hasPrefix(BridgeHeaders.ackPrefix) else { return }
+        var one = ConfirmationBatch()
+        one.add(counter, receivers: receivers, group: group)
+        confirm(one, to: subject)
+    }
+
+    /// The confirmations of one message's publications (a batch's, in order) to `subject`, as
+    /// ``confirm(_:receivers:to:group:)`` for each: one lookup of the subject's batch, not one per publication.
+    func confirm(_ confirmations: ConfirmationBatch, to subject: String) {
+        guard !confirmations.isEmpty, subject.hasPrefix(BridgeHeaders.ackPrefix) else { return }
         if acks.outgoing.isEmpty { scheduleTurnEnd() }
-        acks.outgoing[subject, default: ConfirmationBatch()].add(counter, receivers: receivers, group: group)
-        if let batch = acks.outgoing[subject], batch.runs.count >= ConfirmationBatch.maxRuns {
-            acks.outgoing[subject] = nil
-            send(batch.encode(origin: origin), to: subject)
-        }
+        if acks.outgoing[subject] == nil { acks.outgoing[subject] = ConfirmationBatch() }
+        // Changed in place (a copy taken out and put back would copy its runs).
+        let index = acks.outgoing.index(forKey: subject)!
+        acks.outgoing.values[index].add(confirmations)
+        var full: [ConfirmationBatch] = []
+        while let first = acks.outgoing.values[index].takeFull() { full.append(first) }
+        if acks.outgoing.values[index].isEmpty { acks.outgoing.remove(at: index) }
+        for batch in full { send(batch.encode(origin: origin), to: subject) }
     }
 
     /// Sends the turn's confirmations, one message per subject. At the end of the turn.
@@ -125,7 +136,7 @@ extension ClusterBridge {
         guard !acks.outgoing.isEmpty else { return }
         let batches = acks.outgoing
         acks.outgoing.removeAll(keepingCapacity: true)
-        for (subject, batch) in batches { send(batch.encode(origin: origin), to: subject) }
+        for (subject, batch) in batches where !batch.isEmpty { send(batch.encode(origin: origin), to: subject) }
     }
 
     private func send(_ batch: [UInt8], to subject: String) {

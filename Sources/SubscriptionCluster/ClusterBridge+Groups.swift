@@ -57,6 +57,7 @@ extension ClusterBridge {
     /// A copy NATS gave this node for `group`: delivered to one member of the group here, unless the publishing node
     /// served the group or the group had this publication already (through another of its patterns here).
     private func received(_ message: NATSMessage, for group: String) {
+        var confirmations = ConfirmationBatch()
         forEachArrival(in: message) { number, parts, headers, payload in
             guard groupInterest.accept(origin: parts.origin, counter: parts.counter, group: group),
                 !BridgeHeaders.served(group, in: headers)
@@ -66,8 +67,9 @@ extension ClusterBridge {
                     to: number, sender: parts.sender, info: parts.info, audience: .group(group), payload: payload)
             }
             // With `ack: all` the group's copy is confirmed on its own (the plain copy serves other sessions).
-            if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo, group: group) }
+            if message.replyTo != nil { confirmations.add(parts.counter, receivers: receivers, group: group) }
         }
+        if let replyTo = message.replyTo { confirm(confirmations, to: replyTo) }
         scheduleTurnEnd()
     }
 }

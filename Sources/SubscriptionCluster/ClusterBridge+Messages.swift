@@ -17,9 +17,15 @@ extension ClusterBridge {
         to number: String, sender: String?, info: [InfoPair], groups: [String], payload: ArraySlice<UInt8>
     ) -> UInt64? {
         counter += 1
-        let headers = BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
+        // Headers only for a publication with a sender, info pairs or groups: in a batch, one without them is the
+        // batch's origin and next counter (``PublicationBatch``).
+        let headers: NATSHeaders? =
+            sender == nil && info.isEmpty && groups.isEmpty
+            ? nil : BridgeHeaders.encode(origin: origin, counter: counter, sender: sender, info: info, groups: groups)
         let limit = (client.serverInfo?.maxPayload).map { $0 / 2 } ?? PublicationBatch.maxBytes
-        if !batch.accepts(number, headers: headers, payloadBytes: payload.count, limit: limit) { sendBatch() }
+        if !batch.accepts(number, counter: counter, headers: headers, payloadBytes: payload.count, limit: limit) {
+            sendBatch()
+        }
         if !isBatchSendScheduled {
             isBatchSendScheduled = true
             server.queue.async { [self] in
@@ -27,7 +33,7 @@ extension ClusterBridge {
                 sendBatch()
             }
         }
-        batch.append(to: number, headers: headers, payload: payload)
+        batch.append(to: number, origin: origin, counter: counter, headers: headers, payload: payload)
         return confirmationSubject == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
     }
 
@@ -92,26 +98,28 @@ extension ClusterBridge {
     /// node's subscribers outside queue groups, the others (overlapping patterns) are dropped by their origin's
     /// counter.
     private func received(_ message: NATSMessage) {
+        var confirmations = ConfirmationBatch()
         forEachArrival(in: message) { number, parts, _, payload in
             guard origins.accept(origin: parts.origin, counter: parts.counter) else { return }
             let receivers = payload.withUnsafeBytes { payload in
                 server.deliverFromCluster(
                     to: number, sender: parts.sender, info: parts.info, audience: .plainOnly, payload: payload)
             }
-            if let replyTo = message.replyTo { confirm(parts.counter, receivers: receivers, to: replyTo) }
+            if message.replyTo != nil { confirmations.add(parts.counter, receivers: receivers, group: nil) }
         }
+        if let replyTo = message.replyTo { confirm(confirmations, to: replyTo) }
         scheduleTurnEnd()
     }
 
-    /// What a publication of another node says: its origin and counter, its sender, its info pairs.
-    typealias Parts = (origin: String, counter: UInt64, sender: String?, info: [InfoPair])
-
     /// Each publication a copy carries (a batch's, in order: ``PublicationBatch``), once checked to be a node's (one
-    /// that is not is skipped, and logged at debug): its number, what its headers say, its headers, its payload.
-    /// Counted in ``received`` when it is the first copy of its publication to arrive here.
+    /// that is not is skipped, and logged at debug): its number, what its headers say, its headers (nil for a
+    /// batch's publication that has none), its payload. Counted in ``received`` when it is the first copy of its
+    /// publication to arrive here.
     func forEachArrival(
         in message: NATSMessage,
-        _ body: (_ number: String, _ parts: Parts, _ headers: NATSHeaders?, _ payload: ArraySlice<UInt8>) -> Void
+        _ body: (
+            _ number: String, _ parts: BridgeHeaders.Parts, _ headers: NATSHeaders?, _ payload: ArraySlice<UInt8>
+        ) -> Void
     ) {
         guard let number = BridgeHeaders.number(ofSubject: message.subject), !Names.isSystem(number),
             let publications = PublicationBatch.publications(of: message)
@@ -119,13 +127,13 @@ extension ClusterBridge {
             logger.debug("cluster: ignored a message on \(message.subject) that no node sent")
             return
         }
-        for (headers, payload) in publications {
-            guard let parts = BridgeHeaders.decode(headers) else {
+        for publication in publications {
+            guard let parts = publication.parts else {
                 logger.debug("cluster: ignored a publication on \(message.subject) that no node sent")
                 continue
             }
             if arrivals.accept(origin: parts.origin, counter: parts.counter) { received += 1 }
-            body(number, parts, headers, payload)
+            body(number, parts, publication.headers, publication.payload)
         }
     }
 }

@@ -32,6 +32,32 @@ struct ConfirmationBatch {
         runs.append(Run(first: counter, last: counter, receivers: receivers, group: group))
     }
 
+    /// Adds the runs of `other` after these (its first joins the last one here when it follows it).
+    mutating func add(_ other: ConfirmationBatch) {
+        guard let first = other.runs.first else { return }
+        if runs.isEmpty {
+            runs = other.runs
+            return
+        }
+        if let last = runs.last, last.last &+ 1 == first.first, last.receivers == first.receivers,
+            last.group == first.group, first.last - last.first < BridgeHeaders.maxRun - 1
+        {
+            runs[runs.count - 1].last = first.last
+            runs.append(contentsOf: other.runs.dropFirst())
+        } else {
+            runs.append(contentsOf: other.runs)
+        }
+    }
+
+    /// The first ``maxRuns`` runs, taken out, once it holds that many (they are sent at once); nil before.
+    mutating func takeFull() -> ConfirmationBatch? {
+        guard runs.count >= Self.maxRuns else { return nil }
+        var full = ConfirmationBatch()
+        full.runs = Array(runs[..<Self.maxRuns])
+        runs.removeFirst(Self.maxRuns)
+        return full
+    }
+
     /// The payload: one line per run, confirmed as `origin`.
     func encode(origin: String) -> [UInt8] {
         var payload: [UInt8] = []

@@ -33,7 +33,7 @@ struct InterestDirectory {
     /// What ``expectations(for:now:)`` found per number, while the nodes stay as they are and none falls silent
     /// (until ``cacheValidUntil``): a publication then pays one lookup, not a match against every node's patterns and
     /// two new sets.
-    private var cache: [String: (nodes: Set<String>, groups: Set<ExactName>)] = [:]
+    private var cache: [String: (nodes: PendingAcks.Expectation, groups: Set<ExactName>)] = [:]
     /// When the first node heard from falls silent (the cache is cleared then).
     private var cacheValidUntil: UInt64 = 0
     /// The most numbers cached; past it the cache starts again.
@@ -108,15 +108,18 @@ struct InterestDirectory {
         return found
     }
 
-    /// ``expected(for:now:includingGroups:)`` (outside groups) and ``expectedGroups(for:now:)`` of `number`,
-    /// remembered until the nodes change or one falls silent.
-    mutating func expectations(for number: String, now: UInt64) -> (nodes: Set<String>, groups: Set<ExactName>) {
+    /// ``expected(for:now:includingGroups:)`` (outside groups, as one ``PendingAcks/Expectation`` shared by every
+    /// publication to the number) and ``expectedGroups(for:now:)`` of `number`, remembered until the nodes change or
+    /// one falls silent.
+    mutating func expectations(
+        for number: String, now: UInt64
+    ) -> (nodes: PendingAcks.Expectation, groups: Set<ExactName>) {
         if now > cacheValidUntil || cache.count >= Self.cacheLimit {
             cache.removeAll(keepingCapacity: true)
             cacheValidUntil = nodes.values.lazy.map { $0.seen &+ Self.silence }.filter { $0 >= now }.min() ?? .max
         }
         if let found = cache[number] { return found }
-        let found = (expected(for: number, now: now), expectedGroups(for: number, now: now))
+        let found = (PendingAcks.Expectation(expected(for: number, now: now)), expectedGroups(for: number, now: now))
         cache[number] = found
         return found
     }

@@ -209,4 +209,81 @@ final class PendingAcksTests: XCTestCase {
         _ = pending.confirm(4, by: "b", group: "g", receivers: 0)
         XCTAssertEqual(pending.attach({ _ in }, to: 4), 0, "met before the answer was attached: answered at once")
     }
+
+    /// Tickets rise: one not above the last expected is refused; a wait found again by a binary search among
+    /// thousands, whichever order their answers come in.
+    func testTicketsRiseAndAreFoundAmongMany() {
+        var pending = PendingAcks()
+        XCTAssertTrue(pending.expect(10, from: ["b"]))
+        XCTAssertFalse(pending.expect(10, from: ["b"]), "the same ticket again")
+        XCTAssertFalse(pending.expect(9, from: ["b"]), "a ticket below the last")
+        var generator = SystemRandomNumberGenerator()
+        let tickets = (1...3_000).map { UInt64(10 + $0 * 3) }
+        for ticket in tickets { XCTAssertTrue(pending.expect(ticket, from: ["b"])) }
+        for ticket in tickets.shuffled(using: &generator) {
+            XCTAssertTrue(pending.isWaiting(ticket))
+            XCTAssertFalse(pending.isWaiting(ticket + 1), "no such ticket")
+            guard case .complete = pending.confirm(ticket, by: "b", receivers: 1) else {
+                // Not attached: counted, answered at attach.
+                XCTAssertEqual(pending.attach({ _ in }, to: ticket), 1)
+                continue
+            }
+            XCTFail("complete before its answer was attached")
+        }
+        XCTAssertEqual(pending.count, 1, "ticket 10 waits")
+        XCTAssertLessThanOrEqual(pending.heldCount, 2 * pending.count + 1_024)
+    }
+
+    /// A wait that lasts (a bucket write waits for the bucket's answer) does not keep the thousands answered after
+    /// it: they are taken out once they are more than half.
+    func testALongWaitAtTheFrontDoesNotKeepThoseAnsweredBehindIt() {
+        var pending = PendingAcks()
+        XCTAssertTrue(pending.expect(1, from: ["b", "c"]))
+        var answered = 0
+        for ticket in UInt64(2)...100_000 {
+            XCTAssertTrue(pending.expect(ticket, from: ["b"]))
+            XCTAssertNil(pending.attach({ _ in }, to: ticket))
+            let late = pending.confirm(run: ticket, through: ticket, by: "b", group: nil, receivers: 2) { _, total in
+                XCTAssertEqual(total, 2)
+                answered += 1
+            }
+            XCTAssertEqual(late, 0)
+            XCTAssertLessThanOrEqual(pending.heldCount, 2 * pending.count + 1_024 + 1)
+        }
+        XCTAssertEqual(answered, 99_999)
+        XCTAssertEqual(pending.count, 1)
+        XCTAssertTrue(pending.isWaiting(1), "the first still waits, and is found")
+        guard case .counted = pending.confirm(1, by: "b", receivers: 1) else { return XCTFail("b counted") }
+        XCTAssertNil(pending.attach({ _ in }, to: 1))
+        guard case .complete(_, let receivers) = pending.confirm(1, by: "c", receivers: 1) else {
+            return XCTFail("c completes it")
+        }
+        XCTAssertEqual(receivers, 2)
+        XCTAssertEqual(pending.heldCount, 0)
+    }
+
+    /// One run of confirmations across publications to different numbers (each its own expectation): each entry
+    /// counts the node by its own expected nodes, whatever the one before expected.
+    func testARunAcrossDifferentExpectationsCountsEachByItsOwn() {
+        var pending = PendingAcks()
+        let onlyB = PendingAcks.Expectation(["b"])
+        let bAndC = PendingAcks.Expectation(["c", "b"])
+        let onlyC = PendingAcks.Expectation(["c"])
+        let expectations = [onlyB, bAndC, onlyC, bAndC, onlyB]
+        for (index, expectation) in expectations.enumerated() {
+            let ticket = UInt64(index + 1)
+            XCTAssertTrue(pending.expect(ticket, from: expectation))
+            XCTAssertNil(pending.attach({ _ in }, to: ticket))
+        }
+        var completed: [Int] = []
+        _ = pending.confirm(run: 1, through: 5, by: "b", group: nil, receivers: 3) { _, total in completed.append(total)
+        }
+        XCTAssertEqual(completed, [3, 3], "tickets 1 and 5 expected only b")
+        XCTAssertEqual(pending.count, 3)
+        completed = []
+        _ = pending.confirm(run: 1, through: 5, by: "c", group: nil, receivers: 1) { _, total in completed.append(total)
+        }
+        XCTAssertEqual(completed, [4, 4, 4], "2 and 4 had b's 3; 3 counted b's too (not expected, before the answer)")
+        XCTAssertEqual(pending.count, 0)
+    }
 }
