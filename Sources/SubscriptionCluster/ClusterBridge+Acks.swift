@@ -70,6 +70,11 @@ extension ClusterBridge {
     /// (those answered before are skipped); the timer is set again for the next deadline.
     func sweepDeadlines() {
         acks.isSweepScheduled = false
+        // Confirmations that arrived are read before a publication is answered without them: on a loaded machine the
+        // timer and the socket may both be ready when the loop runs again, and the timer's turn may come first.
+        if let first = acks.deadlines.first, first.deadline <= ClusterAcks.now(), acks.pending.count > 0 {
+            client.readPendingInput()
+        }
         let now = ClusterAcks.now()
         var answered = false
         while let first = acks.deadlines.first, first.deadline <= now {

@@ -164,4 +164,30 @@ final class NATSPubSubTests: NATSTestCase {
         XCTAssertEqual(some.all.count, 2)
         XCTAssertEqual(none.all.count, 0)
     }
+
+    /// A message that arrived while the client's queue was busy is handled by `readPendingInput()` within the same
+    /// turn (the cluster's timeout sweep reads confirmations before answering without them); without it, only once
+    /// the queue comes to the socket.
+    func testReadPendingInputHandlesWhatArrivedWhileTheQueueWasBusy() throws {
+        let server = try startServer()
+        let subscriber = try connectedClient([server.address], label: "subscriber")
+        let publisher = try connectedClient([server.address], label: "publisher")
+        let (_, messages) = try subscriber.subscribe("confirmations")
+        subscriber.flush()
+        for read in [false, true] {
+            messages.removeAll()
+            let seenInTheTurn: Int = try subscriber.sync { client in
+                // The queue is busy here: the message arrives meanwhile, unread.
+                try publisher.publish("confirmations", "read=\(read)")
+                publisher.flush()
+                usleep(100_000)
+                if read { client.readPendingInput() }
+                return messages.all.count
+            }
+            XCTAssertEqual(seenInTheTurn, read ? 1 : 0, "handled within the busy turn: \(read)")
+            XCTAssertEqual(messages.wait(count: 1)?.map(text), ["read=\(read)"], "handled once in all")
+            subscriber.flush()
+            XCTAssertEqual(messages.all.count, 1, "not handled again by the read event")
+        }
+    }
 }

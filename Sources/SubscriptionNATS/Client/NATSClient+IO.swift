@@ -113,6 +113,15 @@ extension NATSClient {
 
     // MARK: Reading
 
+    /// Reads and handles what the server has sent so far now (a few reads at most), instead of when the queue comes
+    /// to the socket's read event: for a caller about to act on a message's absence (a timeout) while the message
+    /// may wait unread (the process was not scheduled for a while, and the timer and the socket are both ready).
+    public func readPendingInput() {
+        assertOnQueue()
+        guard let socket, socket.isEstablished, !socket.isCancelled else { return }
+        readAvailable(socket)
+    }
+
     /// Reads and handles frames until the socket has nothing more, a few reads per turn.
     private func readAvailable(_ socket: NATSSocket) {
         for _ in 0..<Self.readsPerTurn {
