@@ -47,6 +47,14 @@ CONF
   "$nats" -c "$dir/nats$i.conf" > "$dir/nats$i.log" 2>&1 &
   pids+=($!)
 done
+# Each node connects to its own nats-server first: they listen before the nodes start (a node that found its own not
+# listening yet would take the next one in its list, and the cluster's shape would change from run to run).
+for i in 1 2 3; do
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/422$i") 2>/dev/null && break
+    sleep 0.1
+  done
+done
 for i in 1 2 3; do
   cat > "$dir/subd$i.yaml" <<CONF
 listen: ["127.0.0.1:782$i"]
