@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run console screenshot bench-console test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws \
+.PHONY: all deps deps-test deps-peers apt build release run console screenshot bench-console test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws fuzz-mqtt \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -292,3 +292,17 @@ fuzz-ws:
 		.build/fuzz-ws/libSubscriptionWire.a -o .build/fuzz-ws/ws-fuzz
 	.build/fuzz-ws/ws-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/websocket.dict \
 		-artifact_prefix=.build/fuzz-ws/ .build/fuzz-ws/corpus
+
+## fuzz-mqtt: libFuzzer on the MQTT decoder for FUZZ_SECONDS: each input fed whole and in chunks taken from the input
+## must give the same packets, with the decoder's buffer bounded by its maximum packet size, and every packet must
+## encode and decode back to itself; crashes land in .build/fuzz-mqtt/
+fuzz-mqtt:
+	mkdir -p .build/fuzz-mqtt/corpus
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name SubscriptionWire -emit-library -static \
+		-emit-module -emit-module-path .build/fuzz-mqtt/SubscriptionWire.swiftmodule \
+		Sources/SubscriptionWire/*.swift -o .build/fuzz-mqtt/libSubscriptionWire.a
+	$(SWIFT)c -sanitize=fuzzer,address -parse-as-library -O -module-name MQTTDecoderFuzz -I .build/fuzz-mqtt \
+		Tests/Fuzz/MQTTDecoderFuzz.swift Sources/SubscriptionMQTT/*.swift \
+		.build/fuzz-mqtt/libSubscriptionWire.a -o .build/fuzz-mqtt/mqtt-fuzz
+	.build/fuzz-mqtt/mqtt-fuzz -max_total_time=$(FUZZ_SECONDS) -dict=Tests/Fuzz/mqtt.dict \
+		-artifact_prefix=.build/fuzz-mqtt/ .build/fuzz-mqtt/corpus

@@ -21,6 +21,7 @@ let package = Package(
         .library(name: "SubscriptionNotifications", targets: ["SubscriptionNotifications"]),
         .library(name: "SubscriptionCluster", targets: ["SubscriptionCluster"]),
         .library(name: "SubscriptionWebSocket", targets: ["SubscriptionWebSocket"]),
+        .library(name: "SubscriptionMQTT", targets: ["SubscriptionMQTT"]),
         .executable(name: "subd", targets: ["subd"]),
         .executable(name: "subctl", targets: ["subctl"]),
         .executable(name: "subbench", targets: ["subbench"]),
@@ -74,6 +75,11 @@ let package = Package(
         // HTTP/1.1 upgrade's checks and answers. No sockets, no Foundation; the frame code needs only the wire's
         // read buffer, the handshake OpenSSL's SHA-1 and Base64 (Sec-WebSocket-Accept).
         .target(name: "SubscriptionWebSocket", dependencies: ["SubscriptionWire", "COpenSSL"]),
+        // MQTT 3.1.1 and 5.0 as plain values (docs/PROTOCOL.md, "MQTT"): the control packets, an incremental decoder
+        // (every malformed packet refused with its reason code), the encoder, and the one-to-one map between MQTT
+        // topics and filters and subd's numbers and patterns. No sockets, no Foundation: the wire's rules and its
+        // read buffer only.
+        .target(name: "SubscriptionMQTT", dependencies: ["SubscriptionWire"]),
         // The web console's files (clients/js, clients/console) built into the binary by the EmbedWebConsole plugin,
         // which runs embed-web-files (docs/ARCHITECTURE.md, "The web console").
         .executableTarget(name: "embed-web-files"),
@@ -85,7 +91,7 @@ let package = Package(
             dependencies: [
                 "SubscriptionCenter", "SubscriptionCommands", "SubscriptionProtocol", "SubscriptionState",
                 "SubscriptionWire", "SubscriptionSystem", "SubscriptionWebSocket", "SubscriptionWebConsole",
-                "CSubdShim", "COpenSSL",
+                "SubscriptionMQTT", "CSubdShim", "COpenSSL",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]
@@ -165,6 +171,12 @@ let package = Package(
         // The WebSocket codec: RFC 6455's examples, every refusal with its close code or HTTP status, each decoder
         // test fed whole, a byte at a time and in seeded random chunks.
         .testTarget(name: "SubscriptionWebSocketTests", dependencies: ["SubscriptionWebSocket", "TestSupport"]),
+        // The MQTT codec and topic map: every packet of both versions encoded and decoded back, every malformed
+        // packet refused with its reason code, each decoder test fed whole, a byte at a time and in seeded random
+        // chunks.
+        .testTarget(
+            name: "SubscriptionMQTTTests", dependencies: ["SubscriptionMQTT", "SubscriptionWire", "TestSupport"]
+        ),
         .testTarget(
             name: "SubscriptionClientTests",
             dependencies: ["SubscriptionClient", "SubscriptionWire", "SubscriptionSystem", "TestSupport"]

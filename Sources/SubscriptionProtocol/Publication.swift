@@ -23,6 +23,9 @@ public struct PublicationLayout: Sendable {
     var payloadCount: Int
     /// How many output-queue entries refer to the publication (``Publication/queueReferences``).
     @usableFromInline var queueReferences = 0
+    /// What another front attached (``Publication/attachment``): a retained reference's bits, 0 for none. Bits, not
+    /// a reference, so that the layout stays a plain value whose copies cost no reference counting.
+    var attachmentBits: UInt = 0
 }
 
 /// One message sent to a number (the notification: its name, its object, its `userInfo` and its payload), as the center
@@ -128,6 +131,24 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
         return publication
     }
 
+    /// A publication whose frame is `frame` as it is: another front's encoding of a message (an MQTT PUBLISH), made
+    /// once for every subscriber of that front and queued, shared or copied into the frame log, as a `MSG` frame is.
+    /// Only its frame, ``frameCount`` and ``heldBytes`` mean something: it has no number, sender, info or payload.
+    public static func rendition(frame: UnsafeRawBufferPointer) -> Publication {
+        let made = Publication.create(minimumCapacity: frame.count) { _ in
+            PublicationLayout(
+                frameCount: frame.count, heldBytes: frame.count + overhead, numberCount: 0, senderOffset: 0,
+                senderCount: 0, infoOffset: 0, infoCount: 0, infoPairCount: 0, revision: 0, payloadOffset: 0,
+                payloadCount: 0)
+        }
+        let publication = unsafeDowncast(made, to: Publication.self)
+        if let source = frame.baseAddress, !frame.isEmpty {
+            let bytes = source.assumingMemoryBound(to: UInt8.self)
+            publication.withUnsafeMutablePointerToElements { $0.update(from: bytes, count: frame.count) }
+        }
+        return publication
+    }
+
     /// Calls `body` with `text`'s UTF-8 bytes where they lie (a native or small string, on every publish: `withUTF8`,
     /// which may have to make the string contiguous first, cost about 30 ns more), or with a copy.
     static func withBytes<R>(of text: String, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
@@ -210,6 +231,34 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
 
     /// A copy of the encoded frame (for tests and tools).
     public var frame: [UInt8] { Array(UnsafeBufferPointer(start: frameBase, count: frameCount)) }
+
+    /// What a front other than the line protocol keeps with the message (MQTT's QoS and properties, and its encoded
+    /// packets): set once, right after the publication is made and before anyone receives it; nil for none.
+    ///
+    /// Kept as the bits of a reference retained once (``PublicationLayout/attachmentBits``) and released by
+    /// `deinit`. Invariant: set at most once, on the queue that owns the publication, before it is delivered;
+    /// read only while the publication lives (``PublicationTests`` set, read and free one).
+    public var attachment: AnyObject? {
+        get {
+            let bits = withUnsafeMutablePointerToHeader { $0.pointee.attachmentBits }
+            guard bits != 0, let raw = UnsafeRawPointer(bitPattern: bits) else { return nil }
+            return Unmanaged<AnyObject>.fromOpaque(raw).takeUnretainedValue()
+        }
+        set {
+            let old = withUnsafeMutablePointerToHeader { $0.pointee.attachmentBits }
+            precondition(old == 0, "a publication's attachment is set once")
+            guard let newValue else { return }
+            let bits = UInt(bitPattern: Unmanaged.passRetained(newValue).toOpaque())
+            withUnsafeMutablePointerToHeader { $0.pointee.attachmentBits = bits }
+        }
+    }
+
+    deinit {
+        let bits = withUnsafeMutablePointerToHeader { $0.pointee.attachmentBits }
+        if bits != 0, let raw = UnsafeRawPointer(bitPattern: bits) {
+            Unmanaged<AnyObject>.fromOpaque(raw).release()
+        }
+    }
 }
 
 /// Writes bytes one after another at a raw pointer; the caller has sized the space exactly.

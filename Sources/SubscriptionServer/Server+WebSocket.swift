@@ -9,6 +9,14 @@ enum ListenerTransport: Equatable {
     case tls
     /// WebSocket messages after an HTTP/1.1 upgrade at `path` (`ws://`), over TLS when `isTLS` (`wss://`).
     case webSocket(path: String, isTLS: Bool)
+    /// MQTT instead of the line protocol (`mqtt://`), over TLS when `isTLS` (`mqtts://`).
+    case mqtt(isTLS: Bool)
+
+    /// True for an MQTT listener's connections.
+    var isMQTT: Bool {
+        if case .mqtt = self { return true }
+        return false
+    }
 
     /// True when connections start with a TLS handshake.
     var usesTLS: Bool {
@@ -16,6 +24,7 @@ enum ListenerTransport: Equatable {
         case .lines: return false
         case .tls: return true
         case .webSocket(_, let isTLS): return isTLS
+        case .mqtt(let isTLS): return isTLS
         }
     }
 
@@ -26,6 +35,7 @@ enum ListenerTransport: Equatable {
         case .lines: return "\(address)"
         case .tls: return "tls \(address.endpoint)"
         case .webSocket(let path, let isTLS): return "\(isTLS ? "wss" : "ws") \(address.endpoint)\(path)"
+        case .mqtt(let isTLS): return "\(isTLS ? "mqtts" : "mqtt") \(address.endpoint)"
         }
     }
 }

@@ -2,6 +2,7 @@ import CSubdShim
 import Dispatch
 import Logging
 import SubscriptionCenter
+import SubscriptionMQTT
 import SubscriptionProtocol
 import SubscriptionState
 import SubscriptionSystem
@@ -123,6 +124,36 @@ public final class Server: @unchecked Sendable {
     /// When the server was made, for uptime.
     let startedAt = ContinuousClock.now
 
+    // MARK: MQTT (MQTT/)
+
+    /// The MQTT clients' sessions by client identifier, connected or kept for a later connection.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var mqttSessions: [String: MQTTClientSession] = [:]
+    /// The MQTT topics of numbers delivered to MQTT clients (``mqttTopic(forNumber:)``).
+    var mqttTopics: [String: String?] = [:]
+    /// The last number ``mqttTopic(forNumber:)`` mapped, and its topic.
+    var lastMQTTTopic: (number: String, topic: String?)?
+    /// The PUBLISH packets of the publication delivered last (``mqttRendition(of:_:version:maximumPacketSize:now:)``).
+    var mqttRenditions: [(source: Publication, version: MQTTVersion, retain: Bool, frame: Publication)] = []
+    /// The MQTT client whose command runs now (its session's identity), for no-local when its publication carries no
+    /// MQTT part; nil for a line command.
+    var mqttPublisherID: ObjectIdentifier?
+    /// The buffer MQTT deliveries are encoded into before they are queued.
+    var mqttScratch: [UInt8] = []
+    /// The MQTT part of the publication the command running now makes (``attachMQTT(to:)``); nil for a line
+    /// command's.
+    var mqttPublishing: MQTTMessage? {
+        didSet { isPublishingMQTT = mqttPublishing != nil }
+    }
+    /// `mqttPublishing != nil`, a plain stored Bool the publish path reads first (reading the reference would retain
+    /// and release it on every line publication).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private(set) var isPublishingMQTT = false
+
     /// Makes a server; nothing is bound until ``start()``.
     public init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
@@ -158,6 +189,7 @@ public final class Server: @unchecked Sendable {
             var bound: [ListeningSocket] = []
             var boundTLS: [ListeningSocket] = []
             var boundWebSocket: [(ListeningSocket, WebSocketListen)] = []
+            var boundMQTT: [(ListeningSocket, MQTTListen)] = []
             do {
                 if inheritedDescriptors.isEmpty {
                     var addresses = configuration.listen
@@ -173,19 +205,30 @@ public final class Server: @unchecked Sendable {
                         let socket = try ListeningSocket.bind(listen.address, unixMode: configuration.unixSocketMode)
                         boundWebSocket.append((socket, listen))
                     }
+                    for listen in configuration.mqttListen {
+                        let socket = try ListeningSocket.bind(listen.address, unixMode: configuration.unixSocketMode)
+                        boundMQTT.append((socket, listen))
+                    }
                 } else {
                     // A socket systemd passes in is served plain: a tls:// or ws:// listener there would silently be
                     // served as a plain one.
-                    guard configuration.tlsListen.isEmpty && configuration.webSocketListen.isEmpty else {
+                    guard
+                        configuration.tlsListen.isEmpty && configuration.webSocketListen.isEmpty
+                            && configuration.mqttListen.isEmpty
+                    else {
                         throw ConfigurationError(
                             key: "listen",
-                            problem: "tls:// and ws:// listeners cannot be socket-activated yet; start subd.service")
+                            problem:
+                                "tls://, ws:// and mqtt:// listeners cannot be socket-activated yet; start subd.service"
+                        )
                     }
                     for fd in inheritedDescriptors { bound.append(try ListeningSocket.adopt(fd: fd)) }
                 }
                 try startMetrics()
             } catch {
-                for socket in bound + boundTLS + boundWebSocket.map(\.0) { Syscall.close(socket.fd) }
+                for socket in bound + boundTLS + boundWebSocket.map(\.0) + boundMQTT.map(\.0) {
+                    Syscall.close(socket.fd)
+                }
                 closeState()
                 throw error
             }
@@ -194,10 +237,11 @@ public final class Server: @unchecked Sendable {
             for (socket, listen) in boundWebSocket {
                 startAccepting(socket, serving: .webSocket(path: listen.path, isTLS: listen.isTLS))
             }
+            for (socket, listen) in boundMQTT { startAccepting(socket, serving: .mqtt(isTLS: listen.isTLS)) }
             startHousekeeping()
             startSystemStats()
             startNumberActivity()
-            return (bound + boundTLS + boundWebSocket.map(\.0)).map(\.address)
+            return (bound + boundTLS + boundWebSocket.map(\.0) + boundMQTT.map(\.0)).map(\.address)
         }
     }
 
@@ -224,7 +268,10 @@ public final class Server: @unchecked Sendable {
             self.numberActivityTimer = nil
             self.stateTimer?.cancel()
             self.stateTimer = nil
-            for session in Array(self.sessions.values) { session.drain() }
+            for session in Array(self.sessions.values) {
+                self.mqttShuttingDown(session)
+                session.drain()
+            }
             self.loop.endOfTurn()
             self.finishDrainIfDone()
             self.queue.asyncAfter(deadline: .now() + self.configuration.drainSeconds) {
@@ -252,6 +299,7 @@ public final class Server: @unchecked Sendable {
         copy.connections = sessions.count
         copy.numbers = center.clientNumberCount
         copy.subscriptions = center.subscriptionCount
+        copy.mqttSessions = mqttSessions.count
         copy.cluster = cluster?.statistics
         return copy
     }
@@ -359,7 +407,8 @@ public final class Server: @unchecked Sendable {
                 maxPending: configuration.maxPending,
                 needsAuthentication: requiresAuthentication,
                 tls: tls,
-                webSocket: makeWebSocketTransport(for: transport)
+                webSocket: makeWebSocketTransport(for: transport),
+                mqtt: transport.isMQTT ? makeMQTTFront() : nil
             )
             nextSessionID += 1
             sessions[session.id] = session
@@ -381,7 +430,10 @@ public final class Server: @unchecked Sendable {
         switch transport {
         case .webSocket(_, isTLS: false):
             bytes = HTTPResponse.text(503, "Service Unavailable", error.message + "\n").encoded()
-        case .webSocket(_, isTLS: true): break
+        case .webSocket(_, isTLS: true), .mqtt(isTLS: true): break
+        case .mqtt(isTLS: false):
+            // 5.0's "Server unavailable" answer would need the client's CONNECT first; the close says it.
+            break
         case .lines, .tls: ReplyEncoder.error(error, into: &bytes)
         }
         _ = bytes.withUnsafeBytes { try? Syscall.send(fd, $0) }
@@ -410,10 +462,24 @@ public final class Server: @unchecked Sendable {
         let now = MonotonicClock.nanoseconds()
         let authenticationRequired = requiresAuthentication
         var expired: [(Session, LivenessPolicy.Expiry)] = []
+        var expiredMQTT: [(Session, MQTTConnection, CloseReason)] = []
         for session in sessions.values {
             session.releaseIdleMemory()
             // A session already closing was told (or is going anyway); it is not checked again.
             guard session.machine.phase == .open else { continue }
+            if let front = session.mqtt {
+                if let reason = mqttExpiry(of: session, front, now: now) {
+                    expiredMQTT.append((session, front, reason))
+                    continue
+                }
+                // A partial packet is a command not finished; an MQTT client needs no HELLO.
+                if !policy.isOff, front.phase == .connected,
+                    let expiry = policy.expiry(of: session.livenessFacts, now: now, authenticationRequired: false)
+                {
+                    expired.append((session, expiry))
+                }
+                continue
+            }
             if !policy.isOff,
                 let expiry = policy.expiry(
                     of: session.livenessFacts, now: now, authenticationRequired: authenticationRequired)
@@ -421,7 +487,9 @@ public final class Server: @unchecked Sendable {
                 expired.append((session, expiry))
             }
         }
-        guard !expired.isEmpty else { return }
+        mqttHousekeeping(now: now)
+        for (session, front, reason) in expiredMQTT { mqttExpired(session, front, reason: reason) }
+        guard !expired.isEmpty || !expiredMQTT.isEmpty else { return }
         for (session, expiry) in expired {
             logger.info(
                 "closing a connection: \(expiry.error.message)", metadata: ["session": "\(session.id)"])
@@ -471,6 +539,7 @@ extension Server: SessionOwner {
     /// Out of the center, out of the table, descriptor released, counted under its reason.
     func sessionClosed(_ session: Session, reason: CloseReason) {
         guard sessions.removeValue(forKey: session.id) != nil else { return }
+        if session.mqtt != nil { mqttConnectionEnded(session) }
         clusterSessionLeaves(session)
         center.removeAll(session)
         session.tearDown()

@@ -28,6 +28,11 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// WebSocket listeners (`listen` entries written `ws://HOST:PORT/PATH` or `wss://HOST:PORT/PATH`); a `wss://` one
     /// needs ``tlsCertificate`` and ``tlsKey``.
     public var webSocketListen: [WebSocketListen] = []
+    /// MQTT listeners (`listen` entries written `mqtt://HOST:PORT` or `mqtts://HOST:PORT`); an `mqtts://` one needs
+    /// ``tlsCertificate`` and ``tlsKey``.
+    public var mqttListen: [MQTTListen] = []
+    /// The `mqtt_*` keys.
+    public var mqtt = MQTTSettings()
     /// `websocket_origins`: the `Origin` values a WebSocket upgrade may come from (an allow-list against other sites'
     /// pages in a browser); empty lets in any.
     public var webSocketOrigins: [String] = []
@@ -179,6 +184,19 @@ public struct ServerConfiguration: Sendable, Equatable {
                     problem: "name is also users[\(first)]'s: each user is listed once")
             }
         }
+        try positive(mqtt.receiveMaximum, "mqtt_receive_maximum")
+        guard mqtt.receiveMaximum <= 65_535 else {
+            throw ConfigurationError(key: "mqtt_receive_maximum", problem: "must be at most 65535")
+        }
+        try positive(mqtt.topicAliasMaximum, "mqtt_topic_alias_maximum", atLeast: 0)
+        guard mqtt.topicAliasMaximum <= 65_535 else {
+            throw ConfigurationError(key: "mqtt_topic_alias_maximum", problem: "must be at most 65535")
+        }
+        try positive(mqtt.sessionExpiryMax, "mqtt_session_expiry", atLeast: 0)
+        try positive(mqtt.keepAliveMax, "mqtt_keepalive_max", atLeast: 0)
+        guard mqtt.keepAliveMax <= 65_535 else {
+            throw ConfigurationError(key: "mqtt_keepalive_max", problem: "must be at most 65535 seconds")
+        }
         for address in tlsListen {
             guard case .tcp = address else {
                 throw ConfigurationError(key: "listen", problem: "tls:// takes a TCP address HOST:PORT, got \(address)")
@@ -187,18 +205,23 @@ public struct ServerConfiguration: Sendable, Equatable {
         if usesTLS {
             guard tlsCertificate != nil else {
                 throw ConfigurationError(
-                    key: "tls_cert", problem: "a tls:// or wss:// listener needs tls_cert and tls_key")
+                    key: "tls_cert", problem: "a tls://, wss:// or mqtts:// listener needs tls_cert and tls_key")
             }
             guard tlsKey != nil else {
                 throw ConfigurationError(
-                    key: "tls_key", problem: "a tls:// or wss:// listener needs tls_cert and tls_key")
+                    key: "tls_key", problem: "a tls://, wss:// or mqtts:// listener needs tls_cert and tls_key")
             }
         }
-        guard !listen.isEmpty || !tlsListen.isEmpty || !webSocketListen.isEmpty || unixSocket != nil else {
+        guard
+            !listen.isEmpty || !tlsListen.isEmpty || !webSocketListen.isEmpty || !mqttListen.isEmpty
+                || unixSocket != nil
+        else {
             throw ConfigurationError(key: "listen", problem: "no listen address and no unix_socket: nothing to serve")
         }
     }
 
     /// True when a listener serves TLS (`tls://` or `wss://`): the server needs its certificate.
-    var usesTLS: Bool { !tlsListen.isEmpty || webSocketListen.contains(where: \.isTLS) }
+    var usesTLS: Bool {
+        !tlsListen.isEmpty || webSocketListen.contains(where: \.isTLS) || mqttListen.contains(where: \.isTLS)
+    }
 }

@@ -30,6 +30,18 @@ public struct ServerStats: Sendable, Equatable {
     public var authFailures: UInt64 = 0
     /// Commands answered `-ERR DENIED` (a user without the right, or a write to a `$SYS.` number).
     public var denied: UInt64 = 0
+    /// MQTT clients' CONNECTs accepted (`mqtt_connects`).
+    public var mqttConnects: UInt64 = 0
+    /// MQTT packets refused with a reason code, or acknowledged and dropped (3.1.1) (`mqtt_refused`).
+    public var mqttRefused: UInt64 = 0
+    /// QoS 1 and 2 messages dropped because an MQTT session's queue was full (`mqtt_queue_dropped`).
+    public var mqttQueueDropped: UInt64 = 0
+    /// MQTT sessions that expired while their client was away (`mqtt_sessions_expired`).
+    public var mqttSessionsExpired: UInt64 = 0
+    /// MQTT will messages published (`mqtt_wills`).
+    public var mqttWills: UInt64 = 0
+    /// MQTT sessions held now, connected or not (`mqtt_sessions`).
+    public var mqttSessions = 0
     /// Changes that could not be saved to `state_dir` (a failed write or sync; the first is logged at critical).
     public var stateFailures: UInt64 = 0
     /// The cluster bridge's counters, with `cluster:`; nil on a single node (whose STATS has no `cluster_*` key).
@@ -61,6 +73,12 @@ public struct ServerStats: Sendable, Equatable {
             "state_failures \(stateFailures)",
             "auth_failures \(authFailures)",
             "denied \(denied)",
+            "mqtt_sessions \(mqttSessions)",
+            "mqtt_connects \(mqttConnects)",
+            "mqtt_refused \(mqttRefused)",
+            "mqtt_queue_dropped \(mqttQueueDropped)",
+            "mqtt_sessions_expired \(mqttSessionsExpired)",
+            "mqtt_wills \(mqttWills)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
             + (cluster?.lines ?? []) + (clusterAcks?.lines ?? [])
     }

@@ -125,20 +125,24 @@ extension ConfigLoader {
     static let settings: [Setting] = [
         Setting(
             "listen",
-            "a list of HOST:PORT, [IPv6]:PORT, unix:PATH, tls://HOST:PORT, ws://HOST:PORT/PATH or wss://HOST:PORT/PATH",
+            "a list of HOST:PORT, [IPv6]:PORT, unix:PATH, tls://HOST:PORT, ws://HOST:PORT/PATH, wss://HOST:PORT/PATH, "
+                + "mqtt://HOST:PORT or mqtts://HOST:PORT",
             .value(
                 ConfigKeyInfo.list(
                     defaults.server.listen.map(\.endpoint)
                         + defaults.server.tlsListen.map { tlsScheme + $0.endpoint }
-                        + defaults.server.webSocketListen.map(\.entry)))
+                        + defaults.server.webSocketListen.map(\.entry) + defaults.server.mqttListen.map(\.entry)))
         ) { loader, loaded throws(ConfigurationError) in
             guard let listen = try loader.strings("listen") else { return }
             var addresses: [ListenAddress] = []
             var tlsAddresses: [ListenAddress] = []
             var webSocketListeners: [WebSocketListen] = []
+            var mqttListeners: [MQTTListen] = []
             for text in listen {
                 if let webSocket = try WebSocketListen(parsing: text) {
                     webSocketListeners.append(webSocket)
+                } else if let mqtt = try MQTTListen(parsing: text) {
+                    mqttListeners.append(mqtt)
                 } else if text.hasPrefix(tlsScheme) {
                     tlsAddresses.append(try ListenAddress(parsing: String(text.dropFirst(tlsScheme.count))))
                 } else {
@@ -148,6 +152,7 @@ extension ConfigLoader {
             loaded.server.listen = addresses
             loaded.server.tlsListen = tlsAddresses
             loaded.server.webSocketListen = webSocketListeners
+            loaded.server.mqttListen = mqttListeners
         },
         credential("tls_cert", \.server.tlsCertificate, unset: "none: tls:// listeners cannot start"),
         credential("tls_key", \.server.tlsKey, unset: "none: tls:// listeners cannot start"),
@@ -162,6 +167,18 @@ extension ConfigLoader {
             loader, loaded throws(ConfigurationError) in
             loaded.server.webConsole = try loader.bool("web_console", default: loaded.server.webConsole)
         },
+        Setting("mqtt_create", "auto or never", .value(defaults.server.mqtt.create.rawValue)) {
+            loader, loaded throws(ConfigurationError) in
+            guard let text = try loader.string("mqtt_create") else { return }
+            guard let policy = MQTTCreatePolicy(rawValue: text) else {
+                throw ConfigurationError(key: "mqtt_create", problem: "'\(text)' is not auto or never")
+            }
+            loaded.server.mqtt.create = policy
+        },
+        int("mqtt_session_expiry", \.server.mqtt.sessionExpiryMax, kind: "whole seconds; 0 keeps no session"),
+        int("mqtt_receive_maximum", \.server.mqtt.receiveMaximum),
+        int("mqtt_topic_alias_maximum", \.server.mqtt.topicAliasMaximum, kind: "a whole number; 0 for none"),
+        int("mqtt_keepalive_max", \.server.mqtt.keepAliveMax, kind: "whole seconds; 0 for no limit"),
         optionalString("unix_socket", "a path; \"\" for none", \.server.unixSocket, unset: "none: no Unix socket"),
         Setting(
             "unix_socket_mode", "octal permission bits",

@@ -263,8 +263,8 @@ final class WebSocketTests: IntegrationTestCase {
             ("no key", RawWebSocket.request(Self.path, removing: ["Sec-WebSocket-Key"]), 400),
             ("a short key", RawWebSocket.request(Self.path, changing: ["Sec-WebSocket-Key": "c2hvcnQ="]), 400),
             (
-                "no subd offered", RawWebSocket.request(Self.path, changing: ["Sec-WebSocket-Protocol": "chat, mqtt"]),
-                400
+                "neither subd nor mqtt offered",
+                RawWebSocket.request(Self.path, changing: ["Sec-WebSocket-Protocol": "chat, mqttv3.1"]), 400
             ),
             ("not HTTP", Array("hello there\r\n\r\n".utf8), 400),
         ]

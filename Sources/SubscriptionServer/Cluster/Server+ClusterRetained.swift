@@ -13,9 +13,9 @@ extension Server {
     /// node's receivers of it and, with `ack: all`, the other nodes' (the bridge waits for them as for a plain
     /// publication), or `-ERR LIMIT` when the bucket cannot be reached (nothing was published). Nil for every other
     /// publication (the caller publishes as on a single node).
-    func publishRetainedInCluster(
+    func publishRetainedInCluster<Client: SessionCustomer>(
         _ number: String, payload: ArraySlice<UInt8>, info: [InfoPair], sender: String?,
-        _ environment: ClusterNodeEnvironment
+        _ environment: ClusterNodeEnvironment<Client>
     ) -> Reply? {
         guard let cluster, cluster.sharesRetained(number), isRetainedHere(number) else { return nil }
         // The payload is a slice of the session's read buffer, which the commands behind this one reuse.

@@ -7,9 +7,10 @@ import SubscriptionWire
 /// shared bucket, shared retained numbers are published through theirs, a number this node does not know is looked
 /// up, plain publications go to the other nodes too, and subscriptions keep the interest upstream.
 /// `@unchecked Sendable`: the link, like the server and the session, is used on the loop's queue only.
-struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
+struct ClusterNodeEnvironment<Client: SessionCustomer>: ServerEnvironment, @unchecked Sendable {
     let server: Server
     let session: Session
+    let customer: Client
     /// The bridge to the other nodes.
     let cluster: any ClusterLink
 
@@ -70,12 +71,15 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
     ) throws(CenterError) -> Delivery {
         var groupsMet: [String] = []
         var retainedRevision: UInt64? = nil
+        let attaches = server.isPublishingMQTT
         let receivers = try center.send(to: number, from: sender, audience: .everyone, groupsMet: &groupsMet) {
             (revision: UInt64?) in
             retainedRevision = revision
-            return payload.withUnsafeBytes {
+            let publication = payload.withUnsafeBytes {
                 Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
             }
+            if attaches { server.attachMQTT(to: publication) }
+            return publication
         }
         guard retainedRevision == nil else { return Delivery(receivers: receivers) }
         let ticket = cluster.published(to: number, sender: sender, info: info, groups: groupsMet, payload: payload)
@@ -100,8 +104,8 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
     func subscribe(
         _ pattern: String, from: String?, group: String?, in center: SubscriptionCenter<Publication>
     ) throws(CenterError) {
-        let before = center.subscription(of: session, to: pattern)
-        if try center.add(session, to: pattern, from: from, group: group) {
+        let before = center.subscription(of: customer, to: pattern)
+        if try center.add(customer, to: pattern, from: from, group: group) {
             server.clusterInterestAdded(pattern, group: group)
         } else if let before {
             server.clusterInterestMoved(pattern, from: before.group, to: group)
@@ -110,8 +114,15 @@ struct ClusterNodeEnvironment: ServerEnvironment, @unchecked Sendable {
 
     /// The interest upstream is the subscription's: its pattern, in its group or in none.
     func unsubscribe(_ pattern: String, in center: SubscriptionCenter<Publication>) {
-        if let ended = center.subscription(of: session, to: pattern), center.remove(session, from: pattern) {
+        if let ended = center.subscription(of: customer, to: pattern), center.remove(customer, from: pattern) {
             server.clusterInterestRemoved(pattern, group: ended.group)
         }
+    }
+}
+
+extension ClusterNodeEnvironment where Client == Session {
+    /// The line protocol's session, its own customer.
+    init(server: Server, session: Session, cluster: any ClusterLink) {
+        self.init(server: server, session: session, customer: session, cluster: cluster)
     }
 }

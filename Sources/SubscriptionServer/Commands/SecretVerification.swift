@@ -36,6 +36,28 @@ enum SecretVerification {
         }
     }
 
+    /// Checks `secret` as the secret of the user `name` on ``verifyQueue`` (an unknown name against the stand-in
+    /// hash, as ``verify(_:as:_:)`` does), then calls `completion` on the server's queue with the user, nil when
+    /// the secret is not theirs (or the user changed meanwhile). For MQTT's CONNECT.
+    static func check(
+        _ secret: String, as name: String, in server: Server,
+        completion: @escaping @Sendable (UserAccount?) -> Void
+    ) {
+        let user = server.users[ExactName(name)]
+        let hash = user?.secret ?? standInHash
+        verifyQueue.async {
+            let matches = hash?.verify(secret) == true && user != nil
+            server.queue.async {
+                if matches, let user, let current = server.users[ExactName(name)], current.secret == user.secret {
+                    completion(current)
+                } else {
+                    completion(nil)
+                }
+                server.loop.endOfTurn()
+            }
+        }
+    }
+
     /// Where users' secrets are checked, one at a time.
     private static let verifyQueue = DispatchQueue(label: "subd.verify-secret")
 

@@ -3,26 +3,33 @@ import SubscriptionCommands
 import SubscriptionProtocol
 import SubscriptionWire
 
+/// What a session's customer in the center is besides a ``Customer``: where a retained number's current value is
+/// pushed on `SUB` and `GET`. The line protocol's session is its own customer; an MQTT client's is its
+/// ``MQTTCustomer`` (one per session, and one per shared subscription), which outlives the connection.
+protocol SessionCustomer: Customer<Publication>, Sendable {
+    /// Queues a retained number's current value, before the command's reply.
+    func push(_ value: Publication)
+}
+
 /// What a single node's and a cluster node's ``CommandEnvironment`` share: one session of one server, its output,
 /// the settings, the saved state, `$SYS.` and the counters. A value made for each command on the loop's queue (where
 /// the server and the session live), holding both strongly; specialized, its calls cost no reference counting.
 /// `Sendable` because an answer given later captures it: it is used on the loop's queue only.
-protocol ServerEnvironment: CommandEnvironment, Sendable where Client == Session {
+protocol ServerEnvironment: CommandEnvironment, Sendable where Client: SessionCustomer {
     /// The server the command runs in.
     var server: Server { get }
-    /// The session that sent the command.
+    /// The session (the connection) that sent the command: its output, its hold, its client state.
     var session: Session { get }
 }
 
 extension ServerEnvironment {
     // MARK: The session
 
-    var customer: Session { session }
     var sessionID: UInt64 { session.id }
     var queuedBytes: Int { session.output.heldBytes }
     var maxPending: Int { session.maxPending }
 
-    func push(_ value: Publication) { session.push(value) }
+    func push(_ value: Publication) { customer.push(value) }
 
     func hold() { session.hold() }
 
@@ -132,11 +139,36 @@ extension ServerEnvironment {
     }
 
     func countDenied() { server.stats.denied += 1 }
+
+    /// The center's fan-out, as a single node's default (``CommandEnvironment``'s), with the MQTT part of an MQTT
+    /// client's publication attached to it (``Server/attachMQTT(to:)``). A closure, not a local function, as there.
+    func send(
+        _ number: String, sender: String?, info: [InfoPair], payload: ArraySlice<UInt8>,
+        in center: SubscriptionCenter<Publication>
+    ) throws(CenterError) -> Delivery {
+        let attaches = server.isPublishingMQTT
+        let receivers = try center.send(to: number, from: sender) { (revision: UInt64?) in
+            let publication = payload.withUnsafeBytes {
+                Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
+            }
+            if attaches { server.attachMQTT(to: publication) }
+            return publication
+        }
+        return Delivery(receivers: receivers)
+    }
 }
 
 /// A single node's environment: what is not the center is this server's alone (the other-node requirements keep
-/// ``CommandEnvironment``'s single-node implementations).
-struct NodeEnvironment: ServerEnvironment {
+/// ``CommandEnvironment``'s single-node implementations). `customer` is the session itself for the line protocol.
+struct NodeEnvironment<Client: SessionCustomer>: ServerEnvironment {
     let server: Server
     let session: Session
+    let customer: Client
+}
+
+extension NodeEnvironment where Client == Session {
+    /// The line protocol's session, its own customer.
+    init(server: Server, session: Session) {
+        self.init(server: server, session: session, customer: session)
+    }
 }

@@ -27,6 +27,10 @@ public enum CloseReason: String, CaseIterable, Sendable {
     case revoked
     /// The daemon stopped (SIGTERM drain).
     case shutdown
+    /// An MQTT client sent nothing within one and a half times its keepalive.
+    case mqttKeepalive = "mqtt_keepalive"
+    /// Another MQTT connection with the same client identifier took its session over.
+    case takenOver = "taken_over"
     /// It published a retained value whose save failed in a way subd could not undo (a sync failed, and so did
     /// cutting the value back off the log): the value may be on disk or not, so it gets no answer, only the close.
     case unsaved

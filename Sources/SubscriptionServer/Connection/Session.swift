@@ -2,8 +2,10 @@ import CSubdShim
 import Dispatch
 import SubscriptionCenter
 import SubscriptionCommands
+import SubscriptionMQTT
 import SubscriptionProtocol
 import SubscriptionSystem
+import SubscriptionWebSocket
 
 #if canImport(Glibc)
     import Glibc
@@ -22,7 +24,7 @@ import SubscriptionSystem
 ///
 /// **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)` properties keep the invariant stated on
 /// ``EventLoop`` (release builds skip their checks; debug builds check them).
-final class Session: Customer, @unchecked Sendable {
+final class Session: SessionCustomer, @unchecked Sendable {
     typealias Message = Publication
 
     /// The session id shown in HELLO's reply.
@@ -104,6 +106,13 @@ final class Session: Customer, @unchecked Sendable {
     var answersAwaited = 0
     /// A close the transport asked for (a WebSocket close frame) while replies were in flight: done once they are out.
     private var closeBehindReplies: TransportClose?
+    /// The MQTT front, for a connection that speaks MQTT (an `mqtt://` listener's, or a WebSocket upgrade to the
+    /// subprotocol `mqtt`); nil for the line protocol. Its packets run as commands through the same path; see
+    /// `Session+MQTT.swift`.
+    var mqtt: MQTTConnection?
+    /// For an MQTT connection's ``waitingCommand``: the customer it runs for and the MQTT part of the publication it
+    /// makes.
+    var waitingMQTT: (customer: MQTTCustomer, message: MQTTMessage?)?
     /// When the connection was accepted (``MonotonicClock``).
     let connectedAt: UInt64
     /// When bytes last arrived, or reading last resumed after a pause (``MonotonicClock``).
@@ -134,8 +143,9 @@ final class Session: Customer, @unchecked Sendable {
     init(
         id: UInt64, fd: Int32, isTCP: Bool, peerAddress: String, loop: EventLoop, owner: any SessionOwner,
         limits: ProtocolLimits, maxPending: Int, needsAuthentication: Bool, tls: TLSStream? = nil,
-        webSocket: WebSocketTransport? = nil
+        webSocket: WebSocketTransport? = nil, mqtt: MQTTConnection? = nil
     ) {
+        self.mqtt = mqtt
         self.id = id
         self.isTCP = isTCP
         self.transport = SessionTransport(fd: fd, tls: tls, webSocket: webSocket)
@@ -164,7 +174,8 @@ final class Session: Customer, @unchecked Sendable {
         LivenessPolicy.Facts(
             connectedAt: connectedAt, lastInputAt: lastInputAt,
             // A TLS handshake, a WebSocket upgrade or frame header not finished is a command not finished.
-            hasPartialCommand: parser.bufferedByteCount > 0 || transport.holdsPartialInput,
+            hasPartialCommand: parser.bufferedByteCount > 0 || transport.holdsPartialInput
+                || (mqtt?.decoder.bufferedByteCount ?? 0) > 0,
             isReading: machine.isReading, isAuthenticated: client.isAuthenticated)
     }
 
@@ -173,6 +184,7 @@ final class Session: Customer, @unchecked Sendable {
     func releaseIdleMemory() {
         output.releaseIdleMemory()
         parser.releaseStorageIfEmpty()
+        mqtt?.decoder.releaseStorageIfEmpty()
         transport.releaseIdleMemory()
     }
 
@@ -235,8 +247,9 @@ final class Session: Customer, @unchecked Sendable {
         write(reply)
     }
 
-    /// Puts a reply into the output.
+    /// Puts a reply into the output (for an MQTT connection, what the reply's packet asked for).
     private func write(_ reply: Reply) {
+        if let mqtt { return replied(.success(reply), mqtt) }
         if case .count(let count) = reply {
             // The reply to every PUB: written on the stack and copied once into the output.
             withUnsafeTemporaryAllocation(byteCount: ReplyEncoder.okCountMaxBytes, alignment: 8) { space in
@@ -255,6 +268,7 @@ final class Session: Customer, @unchecked Sendable {
     /// Queues a command's `-ERR` reply, behind the replies in flight if any.
     func queueError(_ error: ProtocolError) {
         guard repliesInFlight.isEmpty else { return repliesInFlight.append(.failure(error)) }
+        if let mqtt { return replied(.failure(error), mqtt) }
         appendReply { ReplyEncoder.error(error, into: &$0) }
     }
 
@@ -272,7 +286,12 @@ final class Session: Customer, @unchecked Sendable {
         while let ready = repliesInFlight.takeReady() {
             switch ready {
             case .success(let reply): write(reply)
-            case .failure(let error): appendReply { ReplyEncoder.error(error, into: &$0) }
+            case .failure(let error):
+                if let mqtt {
+                    replied(.failure(error), mqtt)
+                } else {
+                    appendReply { ReplyEncoder.error(error, into: &$0) }
+                }
             }
         }
         guard repliesInFlight.isEmpty else { return }
@@ -285,7 +304,7 @@ final class Session: Customer, @unchecked Sendable {
     }
 
     /// Encodes with the loop's scratch buffer and queues the bytes.
-    private func appendReply(_ encode: (inout [UInt8]) -> Void) {
+    func appendReply(_ encode: (inout [UInt8]) -> Void) {
         loop.scratch.removeAll(keepingCapacity: true)
         encode(&loop.scratch)
         loop.scratch.withUnsafeBytes { output.append(replyBytes: $0) }
@@ -319,6 +338,7 @@ final class Session: Customer, @unchecked Sendable {
     /// A timeout expired: the client is told why, then the connection closes gracefully.
     func expire(_ expiry: LivenessPolicy.Expiry) {
         guard machine.phase == .open else { return }
+        if let mqtt { return expireMQTT(mqtt, reason: expiry.reason) }
         // A client whose transport is not open yet is answered in its terms (a WebSocket upgrade: HTTP 408).
         if let answer = transport.answerToTimeout() { queueAsIs(answer) } else { queueError(expiry.error) }
         perform(machine.closeRequested(expiry.reason))
@@ -375,7 +395,11 @@ final class Session: Customer, @unchecked Sendable {
             defer { parser.exchangeStorage(with: &loop.readBuffer) }
             let result: IOResult
             do throws(SystemCallError) {
-                result = try transport.read(into: &parser, readSize: Self.readSize)
+                if let mqtt {
+                    result = try transport.read(into: &mqtt.decoder, readSize: Self.readSize)
+                } else {
+                    result = try transport.read(into: &parser, readSize: Self.readSize)
+                }
             } catch {
                 perform(machine.failed(.forError(error)))
                 return
@@ -394,12 +418,23 @@ final class Session: Customer, @unchecked Sendable {
                 lastInputAt = MonotonicClock.nanoseconds()
                 var close: TransportClose?
                 var queued = false
-                transport.takeInput(into: &parser) { input in
+                func handle(_ input: SessionTransport.Input) {
                     switch input {
                     case .send(let bytes):
                         queueAsIs(bytes)
                         queued = true
                     case .close(let reason, let goodbye, let problem): close = (reason, goodbye, problem)
+                    }
+                }
+                if let mqtt {
+                    transport.takeInput(into: &mqtt.decoder, handle)
+                } else if transport.takeInput(into: &parser, handle) {
+                    // The upgrade was accepted: the subprotocol picks the front for the frames that follow.
+                    if transport.subprotocol == WebSocketHandshake.mqttSubprotocol { mqtt = owner.makeMQTTFront() }
+                    if let mqtt {
+                        transport.takeInput(into: &mqtt.decoder, handle)
+                    } else {
+                        transport.takeInput(into: &parser, handle)
                     }
                 }
                 // What the transport queued (pongs) counts as a command's output: a client that only pings and never
@@ -475,7 +510,8 @@ final class Session: Customer, @unchecked Sendable {
     /// Runs the complete commands in the buffer, in order, until the session's own output passes the pause mark:
     /// then reading stops, and the rest run once the output has drained (a 5-byte LIST can make a reply of
     /// megabytes, so the check is made after every command, not once per read).
-    private func processCommands() {
+    func processCommands() {
+        if let mqtt { return processMQTT(mqtt) }
         while machine.isReading, waitingCommand == nil, let result = parser.next() {
             handle(result)
         }
@@ -488,7 +524,12 @@ final class Session: Customer, @unchecked Sendable {
     private func handle(_ result: consuming Result<Command, ProtocolError>) {
         switch consume result {
         case .success(let command):
-            owner.run(command, for: self)
+            if let waiting = waitingMQTT {
+                waitingMQTT = nil
+                owner.run(command, for: self, customer: waiting.customer, message: waiting.message)
+            } else {
+                owner.run(command, for: self)
+            }
         case .failure(let parsed) where stagedValues > 0 || !repliesInFlight.isEmpty:
             waitingCommand = .failure(parsed)
             return
@@ -505,11 +546,24 @@ final class Session: Customer, @unchecked Sendable {
         if !actions.isEmpty { perform(actions) }
     }
 
+    /// A command (or an MQTT packet) ran: the state machine pauses reading when the output grew past its mark.
+    func commandRan() {
+        let actions = machine.commandRan(outputHeld: output.heldBytes)
+        if !actions.isEmpty { perform(actions) }
+    }
+
     /// What a command waited for is answered (the values this session staged, its replies in flight, or room among
     /// those): the command that waited runs (the server may make it wait again), then the commands behind it, then
     /// reading goes on.
     func runWaitingCommand() {
-        guard let waiting = waitingCommand else { return }
+        guard let waiting = waitingCommand else {
+            // An MQTT connection may wait with a packet it could not start yet (behind replies in flight).
+            if mqtt != nil, machine.phase == .open {
+                processCommands()
+                if waitingCommand == nil { scheduleRead() }
+            }
+            return
+        }
         waitingCommand = nil
         guard machine.phase == .open else { return }
         handle(waiting)
@@ -608,14 +662,14 @@ final class Session: Customer, @unchecked Sendable {
 
     // MARK: Actions
 
-    private func perform(_ outcome: ConnectionStateMachine.Outcome) {
+    func perform(_ outcome: ConnectionStateMachine.Outcome) {
         switch outcome {
         case .proceed(let actions): perform(actions)
         case .close(let reason): owner.sessionClosed(self, reason: reason)
         }
     }
 
-    private func perform(_ actions: ConnectionStateMachine.Actions) {
+    func perform(_ actions: ConnectionStateMachine.Actions) {
         if actions.contains(.stopServing) { owner.sessionStoppedServing(self) }
         if actions.contains(.startCloseDeadline) {
             loop.queue.asyncAfter(deadline: .now() + Self.closeDeadline) {

@@ -1,3 +1,5 @@
+import SubscriptionCommands
+import SubscriptionMQTT
 import SubscriptionProtocol
 
 /// What a session asks of the engine that owns it: to run its commands and to take note of its end. The server is
@@ -6,6 +8,18 @@ protocol SessionOwner: AnyObject {
     /// Runs one parsed command for the session (policy, handler, reply). The command is consumed: its payload and
     /// names move into the handler without reference counting.
     func run(_ command: consuming Command, for session: Session)
+    /// Runs a command an MQTT packet of the session made, for `customer` (the client's subscriptions), the
+    /// publication it makes carrying `message` (docs/PROTOCOL.md, "MQTT").
+    func run(_ command: consuming Command, for session: Session, customer: MQTTCustomer, message: MQTTMessage?)
+    /// Handles one decoded MQTT packet of the session, or its decoder's failure.
+    func handleMQTT(_ packet: Result<MQTTPacket, MQTTDecodeError>, for session: Session)
+    /// The MQTT front for a connection that upgraded to the WebSocket subprotocol `mqtt`.
+    func makeMQTTFront() -> MQTTConnection
+    /// A reply came for an MQTT connection: what `expectation` says goes out.
+    func mqttReplied(
+        _ result: Result<Reply, ProtocolError>, expectation: MQTTConnection.Expectation, for session: Session)
+    /// A liveness limit passed for an MQTT connection (its keepalive, no CONNECT in time, a packet left half-way).
+    func mqttExpired(_ session: Session, _ front: MQTTConnection, reason: CloseReason)
     /// The session takes no more commands: it leaves the center at once (no later send counts it).
     func sessionStoppedServing(_ session: Session)
     /// The session's output passed `max_pending` as a message arrived; it is cut off next.

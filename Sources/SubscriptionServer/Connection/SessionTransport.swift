@@ -1,3 +1,4 @@
+import SubscriptionMQTT
 import SubscriptionProtocol
 import SubscriptionSystem
 
@@ -30,12 +31,12 @@ struct SessionTransport {
     /// Reads once: on a plain or TLS connection straight into `parser`'s buffer (at least `readSize` bytes of room);
     /// on a WebSocket connection into its layer, whose ``WebSocketTransport/takeInput(into:_:)`` then hands the
     /// line protocol's bytes to the parser.
-    func read(into parser: inout CommandParser, readSize: Int) throws(SystemCallError) -> IOResult {
+    func read<Sink: ByteSink>(into sink: inout Sink, readSize: Int) throws(SystemCallError) -> IOResult {
         if let webSocket { return try webSocket.read(from: fd, tls: tls) }
         var outcome: Result<IOResult, SystemCallError> = .success(.wouldBlock)
         let fd = self.fd
         let tls = self.tls
-        parser.withWritableTail(minimumCapacity: readSize) { Self.read(fd, tls, into: $0, outcome: &outcome) }
+        sink.withWritableTail(minimumCapacity: readSize) { Self.read(fd, tls, into: $0, outcome: &outcome) }
         return try outcome.get()
     }
 
@@ -97,9 +98,12 @@ struct SessionTransport {
 
     /// Hands what the last ``read(into:readSize:)`` brought to `parser` (a WebSocket connection's data; on a plain
     /// or TLS connection the bytes are already there), calling `handle` for what else the layers ask, in order.
-    func takeInput(into parser: inout CommandParser, _ handle: (Input) -> Void) {
-        guard let webSocket else { return }
-        webSocket.takeInput(into: &parser) { input in
+    /// Returns true when a WebSocket upgrade was accepted by this call (``WebSocketTransport/takeInput(into:_:)``):
+    /// the session then picks its front by the subprotocol (``subprotocol``) and calls again.
+    @discardableResult
+    func takeInput<Sink: ByteSink>(into sink: inout Sink, _ handle: (Input) -> Void) -> Bool {
+        guard let webSocket else { return false }
+        return webSocket.takeInput(into: &sink) { input in
             switch input {
             case .upgraded(let response):
                 handle(.send(response))
@@ -125,6 +129,9 @@ struct SessionTransport {
         webSocket?.framing.queuedRaw(count: count, behind: queued)
     }
 
+    /// The subprotocol a WebSocket upgrade agreed on; nil on any other connection, or when none was offered.
+    var subprotocol: String? { webSocket?.subprotocol }
+
     /// The bytes that end the connection for `reason` after the session's last reply (a WebSocket close frame), once;
     /// nil when the transport has none or sent them already.
     func goodbye(for reason: CloseReason) -> [UInt8]? {
@@ -147,3 +154,18 @@ struct SessionTransport {
         webSocket?.releaseIdleMemory()
     }
 }
+
+/// Where a transport puts what it read for the front: the line protocol's parser, or MQTT's decoder. Both buffer the
+/// bytes themselves; a read goes straight into the free space at their tail.
+protocol ByteSink {
+    /// Appends a copy of `bytes`.
+    mutating func append(_ bytes: UnsafeRawBufferPointer)
+    /// Lets `body` write up to the space given straight into the buffer; keeps what it returns it wrote.
+    @discardableResult
+    mutating func withWritableTail(
+        minimumCapacity: Int, _ body: (UnsafeMutableRawBufferPointer) throws -> Int
+    ) rethrows -> Int
+}
+
+extension CommandParser: ByteSink {}
+extension MQTTDecoder: ByteSink {}

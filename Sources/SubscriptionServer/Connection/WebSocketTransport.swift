@@ -46,6 +46,8 @@ final class WebSocketTransport {
     var framing = WebSocketStreamFraming()
     /// True once a close frame was queued: nothing is framed after it, and no second one is sent.
     private(set) var isCloseQueued = false
+    /// The subprotocol the upgrade agreed on (`subd`, `mqtt`), nil when the client offered none (the line protocol).
+    private(set) var subprotocol: String?
 
     /// A layer that waits for the upgrade request `handshake` judges; frames within `limits` follow.
     init(handshake: WebSocketHandshake, limits: WebSocketLimits, servesConsole: Bool = false) {
@@ -86,18 +88,22 @@ final class WebSocketTransport {
         return try outcome.get()
     }
 
-    /// Takes what was read: the request head until it is complete, then frames, whose data is appended to
-    /// `parser`; calls `handle` for what the session must do, in order.
-    func takeInput(into parser: inout CommandParser, _ handle: (Input) -> Void) {
+    /// Takes what was read: the request head until it is complete, then frames, whose data is appended to `sink`;
+    /// calls `handle` for what the session must do, in order. Returns true when the upgrade was accepted in this
+    /// call: it stops there, so that the session picks the front the subprotocol names (``subprotocol``) and calls
+    /// again with that front's sink for the frames that came with the request.
+    @discardableResult
+    func takeInput<Sink: ByteSink>(into sink: inout Sink, _ handle: (Input) -> Void) -> Bool {
         if head != nil {
-            guard let answer = takeHead() else { return }
+            guard let answer = takeHead() else { return false }
             handle(answer)
-            guard case .upgraded = answer else { return }
+            guard case .upgraded = answer else { return false }
+            return true
         }
         while let event = decoder.next() {
             switch event {
             case .data(let bytes):
-                bytes.withUnsafeBytes { parser.append($0) }
+                bytes.withUnsafeBytes { sink.append($0) }
             case .ping(let payload):
                 handle(.control(WebSocketFrameEncoder.pongFrame(payload: payload)))
             case .pong:
@@ -108,6 +114,7 @@ final class WebSocketTransport {
                 handle(.close(frame: closeFrame(violation.closeCode, violation.description), violation: violation))
             }
         }
+        return false
     }
 
     /// Gives back the frame buffer when it holds no partial frame (an idle connection keeps no read buffer).
@@ -170,7 +177,8 @@ final class WebSocketTransport {
                 return .served(response: response.encoded(), path: String(upgrade.path))
             }
             switch handshake.respond(to: upgrade) {
-            case .accepted(let response, _):
+            case .accepted(let response, let subprotocol):
+                self.subprotocol = subprotocol
                 return .upgraded(response: response)
             case .refused(let refusal):
                 isCloseQueued = true

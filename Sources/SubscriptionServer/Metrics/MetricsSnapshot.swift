@@ -48,6 +48,9 @@ struct MetricsSnapshot {
             "protocol_errors": "subd_protocol_errors_total", "refused_connections": "subd_refused_connections_total",
             "accept_failures": "subd_accept_failures_total", "state_failures": "subd_state_failures_total",
             "auth_failures": "subd_auth_failures_total", "denied": "subd_denied_commands_total",
+            "mqtt_sessions": "subd_mqtt_sessions", "mqtt_connects": "subd_mqtt_connects_total",
+            "mqtt_refused": "subd_mqtt_refused_total", "mqtt_queue_dropped": "subd_mqtt_queue_dropped_total",
+            "mqtt_sessions_expired": "subd_mqtt_sessions_expired_total", "mqtt_wills": "subd_mqtt_wills_total",
         ]
         for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
         keys["cluster_acks_waited"] = "subd_cluster_acks_waited_total"
@@ -100,6 +103,23 @@ struct MetricsSnapshot {
         text.single("subd_auth_failures_total", .counter, help: "HELLOs that failed.", stats.authFailures)
         text.single(
             "subd_denied_commands_total", .counter, help: "Commands answered -ERR DENIED.", stats.denied)
+        text.single(
+            "subd_mqtt_sessions", .gauge,
+            help: "MQTT clients' sessions held, connected or kept for a later connection.",
+            UInt64(stats.mqttSessions))
+        text.single("subd_mqtt_connects_total", .counter, help: "MQTT CONNECTs accepted.", stats.mqttConnects)
+        text.single(
+            "subd_mqtt_refused_total", .counter,
+            help: "MQTT packets refused with a reason code, or acknowledged and dropped (3.1.1).", stats.mqttRefused)
+        text.single(
+            "subd_mqtt_queue_dropped_total", .counter,
+            help: "QoS 1 and 2 messages dropped because an MQTT session's queue passed max_pending.",
+            stats.mqttQueueDropped)
+        text.single(
+            "subd_mqtt_sessions_expired_total", .counter,
+            help: "MQTT sessions that expired while their client was away.",
+            stats.mqttSessionsExpired)
+        text.single("subd_mqtt_wills_total", .counter, help: "MQTT will messages published.", stats.mqttWills)
         text.family(
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {

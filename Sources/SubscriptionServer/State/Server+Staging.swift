@@ -32,6 +32,7 @@ extension Server {
         let publication = payload.withUnsafeBytes {
             Publication.make(number: number, sender: sender, revision: revision, info: info, payload: $0)
         }
+        if isPublishingMQTT { attachMQTT(to: publication) }
         saving.staged.append(
             .init(session: session, number: number, revision: revision, sender: sender, publication: publication))
         session.stagedValues += 1

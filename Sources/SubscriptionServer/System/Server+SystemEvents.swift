@@ -9,6 +9,8 @@ extension Server {
     func createSystemNumbers() throws(CenterError) {
         for topic in SystemTopic.allCases where !topic.needsStateDirectory || configuration.stateDirectory != nil {
             guard !topic.needsCluster || cluster != nil else { continue }
+            guard !topic.needsMQTT || !configuration.mqttListen.isEmpty || !configuration.webSocketListen.isEmpty
+            else { continue }
             try center.create(topic.rawValue)
         }
     }

@@ -34,12 +34,19 @@ enum SystemTopic: String, CaseIterable {
     /// With `cluster:`: every `sys_interval` seconds, one per node this node knows: `node`, `state`, `age_seconds`,
     /// `nodes`, then that node's STATS keys and values (``ClusterNodeTable``).
     case clusterNode = "$SYS.cluster.node"
+    /// An MQTT session's queue of QoS 1 and 2 messages passed `max_pending` and messages are dropped: `client_id`,
+    /// `connected`, `queued`, `queued_bytes`, `max_pending`. Once until the queue has room again.
+    case mqttQueueFull = "$SYS.mqtt.queue_full"
 
     /// True for the topics that exist only with a state directory.
     var needsStateDirectory: Bool { self == .stateFailed || self == .stateRecovered }
 
     /// True for the topics that exist only with `cluster:`.
     var needsCluster: Bool { self == .clusterNode }
+
+    /// True for the topics that exist only where MQTT clients may connect (an `mqtt://` or `mqtts://` listener, or a
+    /// WebSocket one, whose clients may ask for the subprotocol `mqtt`).
+    var needsMQTT: Bool { self == .mqttQueueFull }
 }
 
 /// One line of JSON: an object of string, integer, boolean and null fields, in the order given.

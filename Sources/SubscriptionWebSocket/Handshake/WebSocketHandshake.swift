@@ -7,7 +7,7 @@
 /// the token `websocket` and `Connection` the token `upgrade`, both ASCII case-insensitive (426, with
 /// `Upgrade: websocket`); `Sec-WebSocket-Version` is one field `13` (426, with `Sec-WebSocket-Version: 13`);
 /// `Sec-WebSocket-Key` is one field, the Base64 of 16 bytes (400); the `Origin` is allowed (403); the subprotocols
-/// offered include ``subprotocol`` (400).
+/// offered include ``subprotocol`` or ``mqttSubprotocol`` (400).
 ///
 /// Origins: with an empty ``allowedOrigins`` any origin is let in. Otherwise a request's `Origin` must equal one of
 /// them, ASCII case-insensitively (an origin is `scheme://host[:port]`, where only scheme and host have case), or it
@@ -15,13 +15,16 @@
 /// other sites' pages out of a browser user's session; a program that is not a browser could send any `Origin` it
 /// likes, so refusing the ones that send none would protect nothing and break command-line clients.
 ///
-/// Subprotocol: a client that offers subprotocols must offer `subd`, and the answer names it. A client that offers
-/// none is accepted too, with no `Sec-WebSocket-Protocol` in the answer: the listener speaks one protocol only, the
-/// line protocol, so there is nothing to choose, and simple clients (`websocat`, a quick browser test) need not know
-/// the name.
+/// Subprotocol: a client that offers subprotocols must offer `subd` (the line protocol) or `mqtt` (MQTT 3.1.1 and
+/// 5.0, as MQTT.js and every MQTT-over-WebSocket client asks for it), and the answer names the first of the two it
+/// offered (`subd` when it offered both). A client that offers none is accepted too, with no `Sec-WebSocket-Protocol`
+/// in the answer, and speaks the line protocol: simple clients (`websocat`, a quick browser test) need not know the
+/// name.
 public struct WebSocketHandshake: Equatable, Sendable {
-    /// The one subprotocol subd speaks: the line protocol (docs/PROTOCOL.md) over WebSocket messages.
+    /// The line protocol (docs/PROTOCOL.md) over WebSocket messages.
     public static let subprotocol = "subd"
+    /// MQTT over WebSocket binary messages (MQTT 3.1.1 section 6, MQTT 5.0 section 6).
+    public static let mqttSubprotocol = "mqtt"
 
     /// The path the listener serves, e.g. `/` or `/subd` (compared exactly with the request target's path).
     public var path: String
@@ -79,8 +82,9 @@ public struct WebSocketHandshake: Equatable, Sendable {
         }
         let offered = request.listElements(of: "Sec-WebSocket-Protocol")
         if offered.isEmpty { return .success((keys[0], nil)) }
-        guard offered.contains(where: { $0 == Self.subprotocol }) else { return .failure(.noSupportedSubprotocol) }
-        return .success((keys[0], Self.subprotocol))
+        if offered.contains(where: { $0 == Self.subprotocol }) { return .success((keys[0], Self.subprotocol)) }
+        if offered.contains(where: { $0 == Self.mqttSubprotocol }) { return .success((keys[0], Self.mqttSubprotocol)) }
+        return .failure(.noSupportedSubprotocol)
     }
 }
 

@@ -42,7 +42,7 @@ public enum WebSocketHandshakeRefusal: Error, Equatable, Sendable, CustomStringC
         case .unsupportedVersion: return "only WebSocket version 13 is supported"
         case .invalidKey: return "Sec-WebSocket-Key must be the Base64 of 16 bytes, given once"
         case .originNotAllowed: return "this Origin is not allowed"
-        case .noSupportedSubprotocol: return "the only subprotocol offered here is subd"
+        case .noSupportedSubprotocol: return "the subprotocols offered here are subd and mqtt"
         }
     }
 

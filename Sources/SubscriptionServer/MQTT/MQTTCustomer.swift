@@ -1,0 +1,48 @@
+import SubscriptionCenter
+import SubscriptionProtocol
+
+/// An MQTT client's customer in the center: its session's plain subscriptions share one, and each shared
+/// subscription (`$share/<group>/<filter>`, a queue group) has one of its own, because the center holds one
+/// subscription per customer and pattern, and MQTT lets a client subscribe to one filter plainly and in groups at
+/// once. What it receives goes to its ``MQTTClientSession``, which decides how (and whether) the client gets it.
+///
+/// Held by the center until removed, as the line protocol's sessions are: the client session removes its customers
+/// when it ends (its expiry, a clean start). `@unchecked Sendable`: used on the loop's queue only.
+final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
+    typealias Message = Publication
+
+    /// The session it serves; unowned: the session owns its customers, and ends them before it goes.
+    unowned let session: MQTTClientSession
+    /// The shared subscription it stands for, nil for the session's plain subscriptions.
+    let shared: MQTTSharedKey?
+
+    init(session: MQTTClientSession, shared: MQTTSharedKey?) {
+        self.session = session
+        self.shared = shared
+    }
+
+    var retention: CustomerRetention { .untilRemoved }
+
+    func receive(_ publication: Publication, on number: String) -> Bool {
+        session.deliver(publication, on: number, through: self)
+    }
+
+    func receive(_ publication: Publication, on number: String, throughGroup group: String) -> Bool {
+        session.deliver(publication, on: number, through: self)
+    }
+
+    /// A number subscribed exactly was removed: MQTT has no such notice; the subscription is gone (the client's
+    /// filter stays in its session, and is subscribed again if the number comes back through a publication).
+    func numberRemoved(_ number: String) {}
+
+    /// A retained number's current value, pushed by a `SUBSCRIBE`'s command: the session sends it with RETAIN.
+    func push(_ value: Publication) {
+        session.pushRetained(value, through: self)
+    }
+}
+
+/// A shared subscription: its group (the share name) and its topic filter (without `$share/<group>/`).
+struct MQTTSharedKey: Hashable, Sendable {
+    var group: String
+    var filter: String
+}

@@ -1,0 +1,348 @@
+import SubscriptionCommands
+import SubscriptionMQTT
+import SubscriptionProtocol
+import SubscriptionSystem
+import SubscriptionWire
+
+/// The MQTT front (docs/PROTOCOL.md, "MQTT"): MQTT 3.1.1 and 5.0 clients on the same center as the line protocol's.
+/// Each packet becomes what the line protocol would do (a `PUB`, a `SUB`, a `CREATE`, an `UNSUB`), run through the
+/// same policy and handlers (`run(_:for:customer:message:)`), and each reply becomes the packet's acknowledgement
+/// (`mqttReplied(_:expectation:for:)`). The parts: CONNECT and the sessions (`Server+MQTTConnect.swift`,
+/// `Server+MQTTSessions.swift`), PUBLISH (`Server+MQTTPublish.swift`), SUBSCRIBE and UNSUBSCRIBE
+/// (`Server+MQTTSubscribe.swift`).
+extension Server {
+    /// The MQTT front of a new connection, its decoder taking packets up to the size CONNACK announces.
+    func makeMQTTFront() -> MQTTConnection {
+        MQTTConnection(maximumPacketSize: mqttMaximumPacketSize)
+    }
+
+    /// The largest packet a client may send: a `max_payload` payload with a topic and properties of up to
+    /// `max_line` bytes.
+    var mqttMaximumPacketSize: Int { configuration.maxPayload + configuration.maxLine }
+
+    /// Runs a command an MQTT packet made, as ``run(_:for:)`` runs a line command, for `customer` (whose
+    /// subscriptions a `SUB`/`UNSUB` changes, and which a retained value is pushed to), the publication it makes
+    /// carrying `message`. A command that must wait (behind the session's staged values or its replies in flight)
+    /// waits with both.
+    func run(_ command: consuming Command, for session: Session, customer: MQTTCustomer, message: MQTTMessage?) {
+        if session.stagedValues > 0 {
+            if !stageBehind(command, for: session, message: message) {
+                session.waitingCommand = .success(command)
+                session.waitingMQTT = (customer, message)
+            }
+            return
+        }
+        if !session.repliesInFlight.isEmpty, !runsAhead(command, of: session) {
+            session.waitingCommand = .success(command)
+            session.waitingMQTT = (customer, message)
+            return
+        }
+        let reply: Reply
+        mqttPublishing = message
+        mqttPublisherID = ObjectIdentifier(customer.session)
+        defer {
+            mqttPublishing = nil
+            mqttPublisherID = nil
+        }
+        do throws(ProtocolError) {
+            if isClustered, let cluster {
+                let environment = ClusterNodeEnvironment(
+                    server: self, session: session, customer: customer, cluster: cluster)
+                reply = try CommandDispatch.run(
+                    command, client: &session.client, center: center, environment: environment)
+            } else {
+                let environment = NodeEnvironment(server: self, session: session, customer: customer)
+                reply = try CommandDispatch.run(
+                    command, client: &session.client, center: center, environment: environment)
+            }
+        } catch {
+            session.queueError(error)
+            return
+        }
+        switch reply {
+        case .later, .staged: return
+        default: session.queue(reply)
+        }
+    }
+
+    /// A publication behind the session's staged values that may be staged too (as a line one would).
+    private func stageBehind(_ command: Command, for session: Session, message: MQTTMessage?) -> Bool {
+        guard case .publish(let number, let payload, let info) = command,
+            (try? CommandPolicy.authorize(command, for: session.client)) != nil
+        else { return false }
+        mqttPublishing = message
+        defer { mqttPublishing = nil }
+        return (try? stage(number, payload: payload, info: info, sender: session.client.name, for: session)) != nil
+    }
+
+    /// A publication being made for an MQTT client gets its MQTT part: every place a command makes its publication
+    /// calls this once it is made.
+    func attachMQTT(to publication: Publication) {
+        if let message = mqttPublishing { publication.attachment = message }
+    }
+
+    // MARK: Packets
+
+    /// One packet of `session`'s client, or the failure that ends its connection.
+    func handleMQTT(_ result: Result<MQTTPacket, MQTTDecodeError>, for session: Session) {
+        guard let front = session.mqtt else { return }
+        let packet: MQTTPacket
+        switch result {
+        case .failure(let error):
+            return mqttRefuse(session, front, error)
+        case .success(let decoded):
+            packet = decoded
+        }
+        if front.phase == .awaitingConnect {
+            guard case .connect(let connect) = packet else {
+                return mqttClose(session, front, MQTTReasonCode.protocolError, "the first packet must be CONNECT")
+            }
+            return mqttConnect(connect, session, front)
+        }
+        guard front.phase == .connected, let client = front.client else { return }
+        switch packet {
+        case .publish(let publish):
+            mqttPublish(publish, session, front, client)
+        case .puback, .pubrec, .pubcomp:
+            client.acknowledged(packet)
+        case .pubrel(let ack):
+            // The client's QoS 2 message is released: its identifier may be used again. PUBCOMP in order with the
+            // replies before it (a PUBREC may still be waiting for its publication's answer).
+            let known = client.inboundQoS2.remove(ack.packetID) != nil
+            let reason =
+                known || front.version == .v311 ? MQTTReasonCode.success : MQTTReasonCode.packetIdentifierNotFound
+            respond(session, front, .pubcomp(MQTTAck(packetID: ack.packetID, reasonCode: reason)))
+        case .subscribe(let subscribe):
+            mqttSubscribe(subscribe, session, front, client)
+        case .unsubscribe(let unsubscribe):
+            mqttUnsubscribe(unsubscribe, session, front, client)
+        case .pingreq:
+            respond(session, front, .pingresp)
+        case .disconnect(let disconnect):
+            mqttDisconnect(disconnect, session, front, client)
+        case .auth:
+            // No authentication method is ever agreed on (CONNECT with one is refused): an AUTH has no exchange to
+            // belong to.
+            mqttClose(session, front, MQTTReasonCode.protocolError, "AUTH without an authentication method")
+        case .connect:
+            mqttClose(session, front, MQTTReasonCode.protocolError, "a second CONNECT")
+        case .connack, .suback, .unsuback, .pingresp:
+            mqttClose(session, front, MQTTReasonCode.protocolError, "a packet only a server sends")
+        }
+    }
+
+    /// Queues `packet` in order with the replies the session awaits (it goes out when they have).
+    func respond(_ session: Session, _ front: MQTTConnection, _ packet: MQTTPacket) {
+        var bytes: [UInt8] = []
+        MQTTEncoder.encode(packet, version: front.version, into: &bytes)
+        front.expectations.append(.bytes(bytes))
+        session.queue(.ok())
+    }
+
+    /// The decoder refused what the client sent: the answer the specification gives (a CONNACK for a CONNECT of a
+    /// version not spoken here, a DISCONNECT with the reason code for a 5.0 client, nothing for a 3.1.1 one), then
+    /// the connection closes. What came before is served first: its replies are queued already.
+    private func mqttRefuse(_ session: Session, _ front: MQTTConnection, _ error: MQTTDecodeError) {
+        loop.traffic.protocolErrors += 1
+        logger.info(
+            "MQTT client refused: \(error.message)",
+            metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)"])
+        if let level = error.unsupportedLevel {
+            // 3.1.1's CONNACK with return code 1 for the levels below 5; 5.0's 0x84 for those above.
+            let version: MQTTVersion = level > 5 ? .v5 : .v311
+            let code =
+                version == .v5
+                ? MQTTReasonCode.unsupportedProtocolVersion
+                : MQTTReasonCode.ConnectReturn311.unacceptableProtocolVersion
+            var bytes: [UInt8] = []
+            MQTTEncoder.encode(.connack(MQTTConnAck(reasonCode: code)), version: version, into: &bytes)
+            _ = session.queueMQTT(bytes, isDelivery: false)
+            front.phase = .ended
+            session.requestClose(.protocolError)
+            return
+        }
+        // A first packet that is not a CONNECT, or a CONNECT that does not read: the connection closes (the version
+        // the client speaks is not known yet, so nothing is sent).
+        mqttClose(session, front, error.reasonCode, error.message, reason: .protocolError)
+    }
+
+    /// Ends the connection from the server's side: a 5.0 client is told why (DISCONNECT with `code` and, when it
+    /// takes them, the reason string), a 3.1.1 one just sees the close. Its will is published (the connection ends
+    /// without the client's DISCONNECT).
+    func mqttClose(
+        _ session: Session, _ front: MQTTConnection, _ code: UInt8, _ why: String,
+        reason: CloseReason = .protocolError
+    ) {
+        guard front.phase != .ended else { return }
+        if front.version == .v5 && front.phase == .connected {
+            var properties = MQTTProperties()
+            if front.sendsProblemInformation { properties.reasonString = why }
+            var bytes: [UInt8] = []
+            MQTTEncoder.encode(
+                .disconnect(MQTTDisconnect(reasonCode: code, properties: properties)), version: .v5, into: &bytes)
+            _ = session.queueMQTT(bytes, isDelivery: false)
+        }
+        front.phase = .ended
+        front.pendingCommands.removeAll()
+        session.requestClose(reason)
+    }
+
+    /// The client's DISCONNECT: 0x00 discards the will, 0x04 keeps it; a 5.0 client may change its session's expiry
+    /// (not from 0, a protocol error). The connection closes as the client asked.
+    private func mqttDisconnect(
+        _ disconnect: MQTTDisconnect, _ session: Session, _ front: MQTTConnection, _ client: MQTTClientSession
+    ) {
+        if let expiry = disconnect.properties.sessionExpiryInterval {
+            guard client.expiryInterval != 0 || expiry == 0 else {
+                return mqttClose(
+                    session, front, MQTTReasonCode.protocolError,
+                    "a Session Expiry Interval in DISCONNECT after 0 in CONNECT")
+            }
+            client.expiryInterval = min(expiry, UInt32(clamping: configuration.mqtt.sessionExpiryMax))
+        }
+        front.willDiscarded = disconnect.reasonCode != MQTTReasonCode.disconnectWithWill
+        front.phase = .ended
+        front.pendingCommands.removeAll()
+        session.requestClose(.client)
+    }
+
+    // MARK: Replies
+
+    /// A command's reply (or a response's turn) came for an MQTT connection: what its expectation says goes out.
+    func mqttReplied(
+        _ result: Result<Reply, ProtocolError>, expectation: MQTTConnection.Expectation, for session: Session
+    ) {
+        guard let front = session.mqtt else { return }
+        switch expectation {
+        case .nothing:
+            if case .failure(let error) = result { mqttCommandRefused(error, session) }
+        case .create:
+            if case .failure(let error) = result { front.createRefusal = error }
+        case .bytes(let bytes):
+            _ = session.queueMQTT(bytes, isDelivery: false)
+        case .puback(let id):
+            front.inboundUnacknowledged -= 1
+            let (code, why) = publicationAnswer(result, front)
+            mqttAck(.puback(MQTTAck(packetID: id, reasonCode: code, properties: problem(why, front))), session, front)
+        case .pubrec(let id):
+            front.inboundUnacknowledged -= 1
+            let (code, why) = publicationAnswer(result, front)
+            // A refused QoS 2 message ends its exchange here: the identifier is free at once.
+            if code >= 0x80, let client = front.client { client.inboundQoS2.remove(id) }
+            mqttAck(.pubrec(MQTTAck(packetID: id, reasonCode: code, properties: problem(why, front))), session, front)
+        case .subscribe(let index, let qos, let last, let undo):
+            subscribed(index: index, granted: qos, result, session, front, last: last, undo: undo)
+        }
+    }
+
+    /// Writes an acknowledgement to the client.
+    private func mqttAck(_ packet: MQTTPacket, _ session: Session, _ front: MQTTConnection) {
+        var bytes: [UInt8] = []
+        MQTTEncoder.encode(packet, version: front.version, into: &bytes)
+        _ = session.queueMQTT(bytes, isDelivery: false)
+    }
+
+    /// The reason code (and reason string) a publication's reply gives its PUBACK or PUBREC: success, or 0x10 when
+    /// nobody received it (5.0); a refusal's code for 5.0, and for 3.1.1 a positive acknowledgement of a message
+    /// dropped (the specification's choice besides closing the connection), logged.
+    private func publicationAnswer(_ result: Result<Reply, ProtocolError>, _ front: MQTTConnection) -> (UInt8, String?)
+    {
+        switch result {
+        case .success(.count(let receivers)):
+            return (receivers == 0 && front.version == .v5 ? MQTTReasonCode.noMatchingSubscribers : 0, nil)
+        case .success:
+            return (0, nil)
+        case .failure(let error):
+            let refusal = front.createRefusal.map { created in error.code == .notFound ? created : error } ?? error
+            front.createRefusal = nil
+            stats.mqttRefused += 1
+            guard front.version == .v5 else { return (0, nil) }
+            return (Self.mqttReasonCode(for: refusal), refusal.message)
+        }
+    }
+
+    /// A 5.0 reason string, when the client takes them.
+    private func problem(_ why: String?, _ front: MQTTConnection) -> MQTTProperties {
+        var properties = MQTTProperties()
+        if let why, front.version == .v5, front.sendsProblemInformation { properties.reasonString = why }
+        return properties
+    }
+
+    /// A refused command that had no acknowledgement to carry its refusal (a QoS 0 publication): counted.
+    private func mqttCommandRefused(_ error: ProtocolError, _ session: Session) {
+        stats.mqttRefused += 1
+        session.mqtt?.createRefusal = nil
+        logger.debug("MQTT: \(error.message)", metadata: ["session": "\(session.id)"])
+    }
+
+    /// MQTT 5.0's reason code for a refusal of the line protocol's (docs/PROTOCOL.md, "MQTT", reason codes).
+    static func mqttReasonCode(for error: ProtocolError) -> UInt8 {
+        switch error.code {
+        case .denied, .auth: MQTTReasonCode.notAuthorized
+        case .limit: MQTTReasonCode.quotaExceeded
+        case .name: MQTTReasonCode.topicNameInvalid
+        case .tooBig: MQTTReasonCode.packetTooLarge
+        default: MQTTReasonCode.implementationSpecificError
+        }
+    }
+
+    // MARK: Odds and ends
+
+    /// The MQTT topic of `number` (``MQTTTopicMap/topic(forNumber:)``), remembered for the numbers delivered to
+    /// MQTT clients most recently (a bounded cache: each delivery would map it again), the last one apart (a
+    /// publication's deliveries ask for the same number one after the other).
+    func mqttTopic(forNumber number: String) -> String? {
+        if let last = lastMQTTTopic, last.number == number { return last.topic }
+        let topic: String?
+        if let cached = mqttTopics[number] {
+            topic = cached
+        } else {
+            topic = MQTTTopicMap.topic(forNumber: number)
+            if mqttTopics.count >= Self.mqttTopicCacheLimit { mqttTopics.removeAll(keepingCapacity: true) }
+            mqttTopics[number] = .some(topic)
+        }
+        lastMQTTTopic = (number, topic)
+        return topic
+    }
+
+    /// The PUBLISH packet of a QoS 0 delivery of `publication` (no packet identifier, no subscription identifier) for
+    /// `version`, as a frame publication (``Publication/rendition(frame:)``): made once for the deliveries of one
+    /// publication and kept until the next one, so that its subscribers queue one frame as line subscribers do
+    /// (copied once into the frame log, or shared). Nil when the message expired or the packet is larger than
+    /// `maximumPacketSize`.
+    func mqttRendition(
+        of publication: Publication, _ delivery: MQTTDelivery, version: MQTTVersion, maximumPacketSize: Int,
+        now: UInt64
+    ) -> Publication? {
+        for rendition in mqttRenditions
+        where rendition.source === publication && rendition.version == version && rendition.retain == delivery.retain {
+            return rendition.frame.frameCount <= maximumPacketSize ? rendition.frame : nil
+        }
+        if let first = mqttRenditions.first, first.source !== publication {
+            mqttRenditions.removeAll(keepingCapacity: true)
+        }
+        let frame: Publication? = withMQTTScratch { scratch in
+            guard
+                delivery.encode(
+                    publication, packetID: nil, dup: false, version: version, maximumPacketSize: .max, now: now,
+                    into: &scratch)
+            else { return nil }
+            return scratch.withUnsafeBytes { Publication.rendition(frame: $0) }
+        }
+        guard let frame else { return nil }
+        mqttRenditions.append((publication, version, delivery.retain, frame))
+        return frame.frameCount <= maximumPacketSize ? frame : nil
+    }
+
+    /// The most numbers ``mqttTopic(forNumber:)`` remembers; past it, it starts again.
+    static let mqttTopicCacheLimit = 4_096
+
+    /// Calls `body` with the MQTT deliveries' reusable buffer, emptied.
+    func withMQTTScratch<R>(_ body: (inout [UInt8]) -> R) -> R {
+        var scratch: [UInt8] = []
+        swap(&scratch, &mqttScratch)
+        scratch.removeAll(keepingCapacity: true)
+        defer { swap(&scratch, &mqttScratch) }
+        return body(&scratch)
+    }
+}
