@@ -30,8 +30,9 @@ deps:
 ## (the metrics endpoint is read with both), Debian's python3 with websockets (a real client of ws:// listeners),
 ## strace (replies are seen to leave only after the state's sync), the openssl command (certificates and a TLS client
 ## for the TLS tests), Debian's nats-server (the NATS client's tests start real servers: single, restarted, a
-## 3-server cluster, JetStream), and Debian's chromium, chromium-driver and python3-selenium (the JavaScript client and
-## the web console are tested in a real headless browser)
+## 3-server cluster, JetStream), Debian's chromium, chromium-driver and python3-selenium (the JavaScript client and
+## the web console are tested in a real headless browser), and Debian's mosquitto-clients (mosquitto_pub,
+## mosquitto_sub) and python3-paho-mqtt (the MQTT front is tested with real MQTT clients of both versions)
 deps-test: deps
 	@command -v systemd-analyze >/dev/null && command -v systemd-socket-activate >/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="systemd"
@@ -49,6 +50,10 @@ deps-test: deps
 		|| $(MAKE) --no-print-directory apt PACKAGES="chromium chromium-driver fonts-dejavu-core"
 	@/usr/bin/python3 -c "import selenium" 2>/dev/null \
 		|| $(MAKE) --no-print-directory apt PACKAGES="python3-selenium"
+	@command -v mosquitto_pub >/dev/null && command -v mosquitto_sub >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="mosquitto-clients"
+	@/usr/bin/python3 -c "import paho.mqtt.client" 2>/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="python3-paho-mqtt"
 
 apt:
 	@echo "installing from Debian: $(PACKAGES)"

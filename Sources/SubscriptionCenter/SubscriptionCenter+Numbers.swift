@@ -36,6 +36,7 @@ extension SubscriptionCenter {
     @inlinable public func remove(_ number: String) throws(CenterError) -> [any Customer<Message>] {
         let key = NameKey(number)
         guard let entry = numbers.removeValue(forKey: key) else { throw .notFound(number) }
+        removalCount &+= 1
         sentEntries.forget(entry)
         sortedNumbers = nil
         if entry.retained != nil { retainedNumberCount -= 1 }

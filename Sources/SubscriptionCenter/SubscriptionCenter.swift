@@ -66,6 +66,10 @@ public final class SubscriptionCenter<Message> {
         @exclusivity(unchecked)
     #endif
     @usableFromInline var retainedNumberCount = 0
+    /// How many numbers were removed so far: a caller that remembered that a number exists need not look it up again
+    /// while this has not changed (an MQTT publisher's topic, published to again and again).
+    @inlinable public var removals: UInt64 { removalCount }
+    @usableFromInline var removalCount: UInt64 = 0
     /// The queue groups that have subscriptions, by name (bytes: canonically equivalent spellings are different
     /// groups), each with its subscription count and round-robin turn. A group's entry goes with its last
     /// subscription, so clients that churn ever-new group names leave nothing behind.

@@ -53,6 +53,9 @@ public struct MQTTDecoder {
     /// client's packets (which also forbids a subscription identifier in PUBLISH). A test client reading a server's
     /// packets sets it to false.
     public var expectsConnectFirst = true
+    /// The topic name of the last PUBLISH with one, as bytes and as the string made of them (checked): the next
+    /// PUBLISH to the same topic reuses it.
+    var lastTopic: (bytes: [UInt8], text: String)?
 
     /// The bytes received and not yet consumed by ``next()``.
     var input = InputBuffer()
@@ -130,7 +133,9 @@ public struct MQTTDecoder {
         case .connack: return .connack(try reader.connAck(version: currentVersion))
         case .publish:
             return .publish(
-                try reader.publish(flags: header.flags, version: currentVersion, fromClient: expectsConnectFirst))
+                try reader.publish(
+                    flags: header.flags, version: currentVersion, fromClient: expectsConnectFirst,
+                    lastTopic: &lastTopic))
         case .puback: return .puback(try reader.ack(.puback, version: currentVersion))
         case .pubrec: return .pubrec(try reader.ack(.pubrec, version: currentVersion))
         case .pubrel: return .pubrel(try reader.ack(.pubrel, version: currentVersion))

@@ -23,6 +23,21 @@ extension MQTTEncoder {
         }
     }
 
+    /// ``publishHeader(topic:qos:retain:dup:packetID:properties:payloadCount:version:into:)`` for a topic given as a
+    /// string: not generic, so a caller in another module (the server, once per delivery) runs the code specialized
+    /// here rather than its generic form.
+    public static func publishHeader(
+        topicName: String, qos: MQTTQoS, retain: Bool, dup: Bool, packetID: UInt16?, properties: MQTTProperties?,
+        payloadCount: Int, version: MQTTVersion, into bytes: inout [UInt8]
+    ) {
+        var topic = topicName
+        topic.withUTF8 { utf8 in
+            publishHeader(
+                topic: utf8, qos: qos, retain: retain, dup: dup, packetID: packetID, properties: properties,
+                payloadCount: payloadCount, version: version, into: &bytes)
+        }
+    }
+
     /// The bytes of a whole PUBLISH, fixed header included, whose topic name takes `topicCount` bytes, with a
     /// packet identifier or not, a property list of `propertiesCount` bytes without its length (nil in 3.1.1: no
     /// property length at all; see ``propertiesCount(_:)``), and `payloadCount` payload bytes.

@@ -253,6 +253,9 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
         }
     }
 
+    /// True when an attachment is set (read without retaining it).
+    public var hasAttachment: Bool { withUnsafeMutablePointerToHeader { $0.pointee.attachmentBits != 0 } }
+
     deinit {
         let bits = withUnsafeMutablePointerToHeader { $0.pointee.attachmentBits }
         if bits != 0, let raw = UnsafeRawPointer(bitPattern: bits) {

@@ -111,6 +111,7 @@ extension Server {
                 guard (try? saveCreated(number, retained: false)) != nil else { continue }
                 outcome.createdNumbers.append(number)
                 post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string("plain"))]))
+                mqttNumberCreated(number)
             }
             post(
                 .configReloaded,

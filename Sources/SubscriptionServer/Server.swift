@@ -131,19 +131,40 @@ public final class Server: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var mqttSessions: [String: MQTTClientSession] = [:]
+    /// The subscriptions of `#` filters waiting for their exact parent's number to exist, by that number
+    /// (``mqttNumberCreated(_:)``).
+    var mqttParentWaiters: [String: [(client: MQTTClientSession, key: MQTTSubscriptionKey)]] = [:]
     /// The MQTT topics of numbers delivered to MQTT clients (``mqttTopic(forNumber:)``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var mqttTopics: [String: String?] = [:]
     /// The last number ``mqttTopic(forNumber:)`` mapped, and its topic.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var lastMQTTTopic: (number: String, topic: String?)?
     /// The PUBLISH packets of the publication delivered last (``mqttRendition(of:_:version:maximumPacketSize:now:)``).
-    var mqttRenditions: [(source: Publication, version: MQTTVersion, retain: Bool, frame: Publication)] = []
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var mqttRenditions = MQTTRenditions()
     /// The MQTT client whose command runs now (its session's identity), for no-local when its publication carries no
     /// MQTT part; nil for a line command.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var mqttPublisherID: ObjectIdentifier?
     /// The buffer MQTT deliveries are encoded into before they are queued.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var mqttScratch: [UInt8] = []
     /// The MQTT part of the publication the command running now makes (``attachMQTT(to:)``); nil for a line
     /// command's.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var mqttPublishing: MQTTMessage? {
         didSet { isPublishingMQTT = mqttPublishing != nil }
     }

@@ -64,6 +64,7 @@ extension Server {
                     ("number", .string(number)), ("kind", .string(kind)),
                     ("origin", .string("cluster")),
                 ]))
+            mqttNumberCreated(number)
         }
         return created
     }

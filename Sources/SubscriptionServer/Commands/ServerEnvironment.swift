@@ -115,6 +115,7 @@ extension ServerEnvironment {
         case .numberCreated(let number, let retained):
             let kind = retained ? "retained" : "plain"
             server.post(.numberCreated, JSONObject([("number", .string(number)), ("kind", .string(kind))] + identity))
+            server.mqttNumberCreated(number)
         case .numberRemoved(let number, let told):
             server.post(
                 .numberRemoved,

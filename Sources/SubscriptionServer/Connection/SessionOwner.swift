@@ -13,6 +13,8 @@ protocol SessionOwner: AnyObject {
     func run(_ command: consuming Command, for session: Session, customer: MQTTCustomer, message: MQTTMessage?)
     /// Handles one decoded MQTT packet of the session, or its decoder's failure.
     func handleMQTT(_ packet: Result<MQTTPacket, MQTTDecodeError>, for session: Session)
+    /// Takes the next packet when it is a repeat of the connection's simple publication (one pass); false otherwise.
+    func mqttTakeSimplePublish(_ session: Session, _ front: MQTTConnection) -> Bool
     /// The MQTT front for a connection that upgraded to the WebSocket subprotocol `mqtt`.
     func makeMQTTFront() -> MQTTConnection
     /// A reply came for an MQTT connection: what `expectation` says goes out.

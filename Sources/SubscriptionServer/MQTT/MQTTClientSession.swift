@@ -16,7 +16,8 @@ import SubscriptionWire
 /// publications' memory held). A message past that is dropped, counted in STATS `mqtt_queue_dropped` and told once on
 /// `$SYS.mqtt.queue_full` until the queue has room again.
 ///
-/// Confined to the loop's queue (`@unchecked Sendable`).
+/// Confined to the loop's queue (`@unchecked Sendable`). **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)`
+/// properties keep the invariant stated on ``EventLoop``; debug builds check it.
 final class MQTTClientSession: @unchecked Sendable {
     /// A QoS 1 or 2 message sent and not yet acknowledged: where its exchange stands.
     enum Phase {
@@ -50,23 +51,41 @@ final class MQTTClientSession: @unchecked Sendable {
     /// When every plain subscription asks for one QoS and nothing else (no no-local, no retain-as-published, no
     /// subscription identifier), that QoS: a delivery through the plain customer then needs no look at which of them
     /// matched (the center matched one), but for the `$` rule. Nil otherwise.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private var simpleQoS: MQTTQoS?
     /// How many plain subscriptions hold each of the plain customer's patterns (a pattern leaves the center when the
     /// last one goes: `a` and `a/#` both hold `a`).
     var patternHolders: [String: Int] = [:]
     /// Its connection while connected (the session that sent the CONNECT it was bound to).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private(set) var connection: Session?
     /// The version its last connection spoke.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var version: MQTTVersion
     /// How many QoS 1 and 2 messages the client takes unacknowledged (its Receive Maximum; 65,535 when it gave none).
     var clientReceiveMaximum = 65_535
     /// The largest packet the client takes (its Maximum Packet Size).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var clientMaximumPacketSize = Int.max
     /// Messages in flight by packet identifier, and the identifiers in the order they were sent (a resume sends them
     /// again in that order).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private(set) var inflight: [UInt16: Outbound] = [:]
     private var inflightOrder = Deque<UInt16>()
     /// Messages waiting for room in the client's Receive Maximum, or for the client.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     private(set) var queued = Deque<Outbound>()
     /// The memory ``queued`` holds, counted as `max_pending` counts a session's output.
     private(set) var queuedBytes = 0
@@ -76,6 +95,9 @@ final class MQTTClientSession: @unchecked Sendable {
     private var nextPacketID: UInt16 = 1
     /// The QoS 2 messages the client sent whose PUBREC went out and whose PUBREL has not come (a PUBLISH again
     /// with one of these identifiers is a duplicate: acknowledged, not delivered again).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var inboundQoS2: Set<UInt16> = []
     /// Seconds the session lives after its connection ends; `UInt32.max`: until `mqtt_session_expiry`.
     var expiryInterval: UInt32 = 0
@@ -177,8 +199,22 @@ final class MQTTClientSession: @unchecked Sendable {
     /// when it does not reach the client (no subscription of this customer qualifies, the number has no MQTT topic,
     /// a QoS 0 message while away, the packet too large for the client, a full queue): it is then not counted.
     func deliver(_ publication: Publication, on number: String, through customer: MQTTCustomer) -> Bool {
+        // The common case first, as lean as a line subscriber's: a connected client whose plain subscriptions all
+        // ask one QoS, a QoS 0 delivery, no `$` number: the packet made once for all (topic looked up only then).
+        if let connection, customer.shared == nil, let qos = simpleQoS,
+            qos == .atMostOnce || !publication.hasAttachment
+        {
+            switch server.mqttRendition(
+                of: publication, number: number, version: version, maximumPacketSize: clientMaximumPacketSize)
+            {
+            case .frame(let frame): return connection.queueMQTT(frame)
+            case .none: return false
+            case .dollar: break  // the `$` rule: the subscriptions are looked at
+            }
+        }
         guard let delivery = decide(publication, on: number, through: customer, retained: false) else { return false }
-        let now = MonotonicClock.nanoseconds()
+        // The clock only for a message that may expire (an MQTT one); others never look at it.
+        let now = publication.hasAttachment ? MonotonicClock.nanoseconds() : 0
         guard connection != nil else {
             guard delivery.qos > .atMostOnce else { return false }
             return enqueue(Outbound(publication: publication, delivery: delivery, phase: .awaitingPuback))

@@ -9,7 +9,9 @@ import SubscriptionProtocol
 /// comes back in order through the session's replies (``Session/queue(_:)``) and is turned into the MQTT
 /// acknowledgement its ``Expectation`` says.
 ///
-/// Confined to the loop's queue (`@unchecked Sendable`).
+/// Confined to the loop's queue (`@unchecked Sendable`). **Exclusivity.** Its `#if !DEBUG @exclusivity(unchecked)`
+/// properties keep the invariant stated on ``EventLoop`` (touched only on the loop's queue, never through two
+/// overlapping accesses); debug builds check it.
 final class MQTTConnection: @unchecked Sendable {
     /// Where the connection is.
     enum Phase: Equatable {
@@ -68,13 +70,25 @@ final class MQTTConnection: @unchecked Sendable {
         var sendsRetained: Bool
     }
 
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var decoder: MQTTDecoder
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var phase = Phase.awaitingConnect
     /// The version of the CONNECT (3.1.1 until one came).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var version = MQTTVersion.v311
     /// The keepalive in force, in seconds (0: none).
     var keepAlive: UInt16 = 0
     /// The client's session once connected.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var client: MQTTClientSession?
     /// The will of this connection, until a DISCONNECT discards it.
     var will: MQTTWill?
@@ -83,10 +97,23 @@ final class MQTTConnection: @unchecked Sendable {
     /// True when a 5.0 client takes reason strings and user properties in acknowledgements (Request Problem
     /// Information, 1 by default).
     var sendsProblemInformation = true
+    /// The expectation of the command running now, when none waited before it (a publication's, the usual case): its
+    /// reply, which comes during the run, takes it without a trip through ``expectations``; one still here after the
+    /// run (its reply comes later) goes to the back of ``expectations``.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var directExpectation: Expectation?
     /// The replies awaited, in command order.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var expectations = Deque<Expectation>()
     /// Commands of a packet not run yet (a packet that needs several runs them one at a time, so that one that must
     /// wait stops the ones behind it).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var pendingCommands = Deque<PendingCommand>()
     /// The SUBSCRIBE being answered.
     var subscribing: Subscribing?
@@ -96,9 +123,23 @@ final class MQTTConnection: @unchecked Sendable {
     /// number).
     var createRefusal: ProtocolError?
     /// QoS 1 and 2 publications of the client not acknowledged yet (its Receive Maximum towards subd).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
     var inboundUnacknowledged = 0
-    /// The last topic published and its number (a publisher repeats its topic: one map per change).
-    var lastTopic: (topic: String, number: String)?
+    /// The last topic published, its number, and the center's ``SubscriptionCenter/removals`` when the number was
+    /// known to exist (a publisher repeats its topic: one map and one look-up per change, or per number removed).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var lastTopic: (topic: String, number: String, removals: UInt64)?
+    /// The topic of the last QoS 0 publication without flags or properties to a plain number, its bytes, its number
+    /// and the center's removals then: the next such publication to it takes the decoder's one-pass path
+    /// (``MQTTDecoder/nextSimplePublish(topic:)``, `Server.mqttTakeSimplePublish`).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var simpleTopic: (bytes: [UInt8], number: String, removals: UInt64)?
     /// True once the connection ended as the client asked (DISCONNECT with 0x00): its will is not published.
     var willDiscarded = false
 
@@ -108,6 +149,10 @@ final class MQTTConnection: @unchecked Sendable {
 
     /// The next expectation, for a reply that came; `.nothing` when none waits (a reply no packet asked for).
     func takeExpectation() -> Expectation {
-        expectations.popFirst() ?? .nothing
+        if let direct = directExpectation {
+            directExpectation = nil
+            return direct
+        }
+        return expectations.popFirst() ?? .nothing
     }
 }

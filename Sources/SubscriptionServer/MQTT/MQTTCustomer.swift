@@ -11,8 +11,11 @@ import SubscriptionProtocol
 final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
     typealias Message = Publication
 
-    /// The session it serves; unowned: the session owns its customers, and ends them before it goes.
-    unowned let session: MQTTClientSession
+    /// The session it serves. `unowned(unsafe)` (no reference counting on each delivery). Invariant: the session
+    /// owns its customers and outlives their time in the center: ``MQTTClientSession/end()`` removes every one of
+    /// them from the center (and forgets them) before the session can go, and nothing else keeps a customer
+    /// (``MQTTTests`` end sessions while publications flow).
+    unowned(unsafe) let session: MQTTClientSession
     /// The shared subscription it stands for, nil for the session's plain subscriptions.
     let shared: MQTTSharedKey?
 

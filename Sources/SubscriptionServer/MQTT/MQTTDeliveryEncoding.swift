@@ -48,8 +48,9 @@ struct MQTTDelivery {
             return false
         }
         let start = bytes.count
+        bytes.reserveCapacity(bytes.count + topic.utf8.count + publication.payloadCount + 16)
         MQTTEncoder.publishHeader(
-            topic: topic.utf8, qos: qos, retain: retain, dup: dup, packetID: packetID, properties: properties,
+            topicName: topic, qos: qos, retain: retain, dup: dup, packetID: packetID, properties: properties,
             payloadCount: publication.payloadCount, version: version, into: &bytes)
         guard bytes.count - start + publication.payloadCount <= maximumPacketSize else {
             bytes.removeSubrange(start...)

@@ -143,7 +143,6 @@ extension Server {
     /// version not spoken here, a DISCONNECT with the reason code for a 5.0 client, nothing for a 3.1.1 one), then
     /// the connection closes. What came before is served first: its replies are queued already.
     private func mqttRefuse(_ session: Session, _ front: MQTTConnection, _ error: MQTTDecodeError) {
-        loop.traffic.protocolErrors += 1
         logger.info(
             "MQTT client refused: \(error.message)",
             metadata: ["session": "\(session.id)", "address": "\(session.peerAddress)"])
@@ -157,6 +156,7 @@ extension Server {
             var bytes: [UInt8] = []
             MQTTEncoder.encode(.connack(MQTTConnAck(reasonCode: code)), version: version, into: &bytes)
             _ = session.queueMQTT(bytes, isDelivery: false)
+            loop.traffic.protocolErrors += 1
             front.phase = .ended
             session.requestClose(.protocolError)
             return
@@ -174,6 +174,7 @@ extension Server {
         reason: CloseReason = .protocolError
     ) {
         guard front.phase != .ended else { return }
+        if reason == .protocolError { loop.traffic.protocolErrors += 1 }
         if front.version == .v5 && front.phase == .connected {
             var properties = MQTTProperties()
             if front.sendsProblemInformation { properties.reasonString = why }
@@ -310,16 +311,49 @@ extension Server {
     /// publication and kept until the next one, so that its subscribers queue one frame as line subscribers do
     /// (copied once into the frame log, or shared). Nil when the message expired or the packet is larger than
     /// `maximumPacketSize`.
+    /// What ``mqttRendition(of:number:version:maximumPacketSize:)`` found.
+    enum MQTTRenditionLookup {
+        /// The packet to queue.
+        case frame(Publication)
+        /// No packet for this client: the number has no topic, the message expired, or it is too large.
+        case none
+        /// A number starting with `$`: whether it reaches the client depends on its filters (MQTT's `$` rule).
+        case dollar
+    }
+
+    /// ``mqttRendition(of:_:version:maximumPacketSize:now:)`` of a live QoS 0 delivery to `number` without RETAIN:
+    /// its topic looked up only when the packet is not made yet, and whether the number starts with `$` found out
+    /// once per publication.
+    func mqttRendition(
+        of publication: Publication, number: String, version: MQTTVersion, maximumPacketSize: Int
+    ) -> MQTTRenditionLookup {
+        let slot = version == .v5 ? 2 : 0
+        if mqttRenditions.source == ObjectIdentifier(publication) {
+            if mqttRenditions.isDollar { return .dollar }
+            if let frame = mqttRenditions[slot] {
+                return frame.frameCount <= maximumPacketSize ? .frame(frame) : .none
+            }
+        } else if number.utf8.first == UInt8(ascii: "$") {
+            mqttRenditions = MQTTRenditions(source: ObjectIdentifier(publication), kept: publication)
+            mqttRenditions.isDollar = true
+            return .dollar
+        }
+        guard let topic = mqttTopic(forNumber: number) else { return .none }
+        let delivery = MQTTDelivery(topic: topic, qos: .atMostOnce, retain: false, subscriptionIDs: [])
+        let now = publication.hasAttachment ? MonotonicClock.nanoseconds() : 0
+        return mqttRendition(of: publication, delivery, version: version, maximumPacketSize: maximumPacketSize, now: now)
+            .map { .frame($0) } ?? .none
+    }
+
     func mqttRendition(
         of publication: Publication, _ delivery: MQTTDelivery, version: MQTTVersion, maximumPacketSize: Int,
         now: UInt64
     ) -> Publication? {
-        for rendition in mqttRenditions
-        where rendition.source === publication && rendition.version == version && rendition.retain == delivery.retain {
-            return rendition.frame.frameCount <= maximumPacketSize ? rendition.frame : nil
-        }
-        if let first = mqttRenditions.first, first.source !== publication {
-            mqttRenditions.removeAll(keepingCapacity: true)
+        let slot = (version == .v5 ? 2 : 0) + (delivery.retain ? 1 : 0)
+        if mqttRenditions.source != ObjectIdentifier(publication) {
+            mqttRenditions = MQTTRenditions(source: ObjectIdentifier(publication), kept: publication)
+        } else if let frame = mqttRenditions[slot] {
+            return frame.frameCount <= maximumPacketSize ? frame : nil
         }
         let frame: Publication? = withMQTTScratch { scratch in
             guard
@@ -330,7 +364,7 @@ extension Server {
             return scratch.withUnsafeBytes { Publication.rendition(frame: $0) }
         }
         guard let frame else { return nil }
-        mqttRenditions.append((publication, version, delivery.retain, frame))
+        mqttRenditions[slot] = frame
         return frame.frameCount <= maximumPacketSize ? frame : nil
     }
 
@@ -344,5 +378,44 @@ extension Server {
         scratch.removeAll(keepingCapacity: true)
         defer { swap(&scratch, &mqttScratch) }
         return body(&scratch)
+    }
+}
+
+/// The PUBLISH packets made for the publication delivered last (``Server/mqttRendition(of:_:version:maximumPacketSize:now:)``):
+/// one per version and RETAIN flag. The publication is kept (so that its identity is not reused by another while its
+/// packets are here).
+struct MQTTRenditions {
+    var source: ObjectIdentifier?
+    var kept: Publication?
+    /// True when the publication's number starts with `$`.
+    var isDollar = false
+    /// By `(version == 5.0 ? 2 : 0) + (retain ? 1 : 0)` (four fields, not an array: one is made per publication).
+    private var v311: Publication?
+    private var v311Retained: Publication?
+    private var v5: Publication?
+    private var v5Retained: Publication?
+
+    init(source: ObjectIdentifier? = nil, kept: Publication? = nil) {
+        self.source = source
+        self.kept = kept
+    }
+
+    subscript(slot: Int) -> Publication? {
+        get {
+            switch slot {
+            case 0: v311
+            case 1: v311Retained
+            case 2: v5
+            default: v5Retained
+            }
+        }
+        set {
+            switch slot {
+            case 0: v311 = newValue
+            case 1: v311Retained = newValue
+            case 2: v5 = newValue
+            default: v5Retained = newValue
+            }
+        }
     }
 }

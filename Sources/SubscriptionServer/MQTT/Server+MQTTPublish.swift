@@ -16,7 +16,7 @@ extension Server {
     ) {
         // The topic, or the alias that stands for it (5.0).
         var topic = publish.topic
-        if let alias = publish.properties.topicAlias {
+        if !publish.properties.isEmpty, let alias = publish.properties.topicAlias {
             guard Int(alias) <= configuration.mqtt.topicAliasMaximum, front.version == .v5 else {
                 return mqttClose(
                     session, front, MQTTReasonCode.topicAliasInvalid,
@@ -47,15 +47,16 @@ extension Server {
             return
         }
         let number: String
+        var known = false
         if let last = front.lastTopic, last.topic == topic {
             number = last.number
+            known = last.removals == center.removals
         } else {
             do throws(MQTTTopicError) {
                 number = try MQTTTopicMap.number(forTopic: topic)
             } catch {
                 return refusePublication(publish, session, front, ProtocolError(.name, error.message))
             }
-            front.lastTopic = (topic, number)
         }
         guard publish.payload.count <= configuration.maxPayload else {
             return refusePublication(
@@ -65,7 +66,16 @@ extension Server {
             )
         }
         if publish.qos == .exactlyOnce, let id = publish.packetID { client.inboundQoS2.insert(id) }
-        if !center.contains(number) {
+        if known || center.contains(number) {
+            front.lastTopic = (topic, number, center.removals)
+            // The next one like this to the same plain number takes the one-pass path.
+            if publish.qos == .atMostOnce && !publish.retain && publish.properties.isEmpty && !known,
+                isPlain(number)
+            {
+                front.simpleTopic = (Array(topic.utf8), number, center.removals)
+            }
+        } else {
+            front.lastTopic = nil
             guard configuration.mqtt.create == .auto else {
                 return refusePublication(
                     publish, session, front,
@@ -84,12 +94,29 @@ extension Server {
             : MQTTMessage(
                 qos: publish.qos, retainFlag: publish.retain, properties: forwarded,
                 publisher: ObjectIdentifier(client), receivedAt: MonotonicClock.nanoseconds())
-        let info = MQTTUserProperties.infoPairs(publish.properties.userProperties)
-        front.pendingCommands.append(
-            .init(
-                command: .publish(number: number, payload: publish.payload, info: info), customer: client.customer,
-                message: message))
-        front.expectations.append(expectation(of: publish))
+        let info = forwarded.isEmpty ? [] : MQTTUserProperties.infoPairs(forwarded.userProperties)
+        let command = Command.publish(number: number, payload: publish.payload, info: info)
+        // Alone (the usual case), it runs now, its expectation at hand; behind a create, after it.
+        if front.pendingCommands.isEmpty && front.expectations.isEmpty && front.directExpectation == nil {
+            front.directExpectation = expectation(of: publish)
+            run(command, for: session, customer: client.customer, message: message)
+            if let left = front.directExpectation {
+                front.directExpectation = nil
+                front.expectations.append(left)
+            }
+        } else {
+            front.expectations.append(expectation(of: publish))
+            front.pendingCommands.append(.init(command: command, customer: client.customer, message: message))
+        }
+    }
+
+    /// True when `number` exists and is plain.
+    private func isPlain(_ number: String) -> Bool {
+        do {
+            return try center.retainedSlot(of: number) == nil
+        } catch {
+            return false
+        }
     }
 
     /// What the reply to a publication becomes: PUBACK, PUBREC or nothing.
@@ -111,5 +138,29 @@ extension Server {
         }
         front.expectations.append(expectation(of: publish))
         session.queueError(error)
+    }
+
+    /// The one-pass path of a publisher that sends the same kind of publication again and again (a QoS 0 PUBLISH
+    /// without flags or properties to the plain number of ``MQTTConnection/simpleTopic``), when nothing else of the
+    /// session is under way: the decoder takes it without making a packet, and its `PUB` runs as the general path's
+    /// would (its reply, the count, needs no acknowledgement). False, having taken nothing, when the next packet is
+    /// not one.
+    func mqttTakeSimplePublish(_ session: Session, _ front: MQTTConnection) -> Bool {
+        guard let simple = front.simpleTopic, simple.removals == center.removals, front.phase == .connected,
+            let client = front.client, front.expectations.isEmpty, front.directExpectation == nil,
+            session.stagedValues == 0, session.repliesInFlight.isEmpty,
+            let payload = front.decoder.nextSimplePublish(topic: simple.bytes)
+        else { return false }
+        guard payload.count <= configuration.maxPayload else {
+            stats.mqttRefused += 1
+            return true
+        }
+        front.directExpectation = .nothing
+        run(.publish(number: simple.number, payload: payload, info: []), for: session, customer: client.customer, message: nil)
+        if let left = front.directExpectation {
+            front.directExpectation = nil
+            front.expectations.append(left)
+        }
+        return true
     }
 }

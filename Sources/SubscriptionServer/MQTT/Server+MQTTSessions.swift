@@ -142,6 +142,36 @@ extension Server {
             ]))
     }
 
+    // MARK: Parents of `#` filters
+
+    /// A subscription whose filter ends in `#` waits for its exact parent's number (`a` of `a/#`) to exist.
+    func mqttAwaitParent(_ number: String, _ client: MQTTClientSession, _ key: MQTTSubscriptionKey) {
+        mqttParentWaiters[number, default: []].append((client, key))
+    }
+
+    /// `number` was created: the `#` subscriptions that waited for it as their parent subscribe it (their rights were
+    /// checked for it when they subscribed), so that `a/#` matches `a` as MQTT says.
+    func mqttNumberCreated(_ number: String) {
+        guard let waiters = mqttParentWaiters.removeValue(forKey: number) else { return }
+        for (client, key) in waiters {
+            guard mqttSessions[client.clientID] === client, var subscription = client.subscription(key),
+                !subscription.parentSubscribed, subscription.patterns.parent == number
+            else { continue }
+            let customer = client.customer(for: key)
+            do {
+                if try center.add(customer, to: number, group: key.group) {
+                    clusterInterestAdded(number, group: key.group)
+                }
+            } catch {
+                logger.debug("MQTT: cannot subscribe '\(number)' for '\(client.clientID)': \(error)")
+                continue
+            }
+            if key.group == nil { client.patternHolders[number, default: 0] += 1 }
+            subscription.parentSubscribed = true
+            client.record(subscription)
+        }
+    }
+
     // MARK: Wills
 
     /// Publishes a will as its client would have (its `from=`, its rights, `mqtt_create`), to the center and the
@@ -169,6 +199,7 @@ extension Server {
                             ("number", .string(number)), ("kind", .string(will.retain ? "retained" : "plain")),
                             ("by", .string("mqtt")),
                         ]))
+                    mqttNumberCreated(number)
                     if let cluster { cluster.create(number, retained: will.retain) { _ in } }
                 }
             } catch {
@@ -218,6 +249,8 @@ extension Session {
                 owner.run(next.command, for: self, customer: next.customer, message: next.message)
             } else if front.phase == .ended {
                 return
+            } else if front.simpleTopic != nil && owner.mqttTakeSimplePublish(self, front) {
+                // Taken in one pass.
             } else if let packet = front.decoder.next() {
                 owner.handleMQTT(packet, for: self)
             } else {
