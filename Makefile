@@ -70,13 +70,15 @@ release: deps
 	$(SWIFT) build -c release --product subctl
 	$(SWIFT) build -c release --product subbench
 
-## run: build (release) and run subd in the foreground on 127.0.0.1:7827 with config/subd.yaml, its state in
-## .build/state (STATE_DIR=)
+## run: build (release) and run subd in the foreground on 127.0.0.1:7827 and mqtt://127.0.0.1:1883 (RUN_LISTEN) with
+## config/subd.yaml, its state in .build/state (STATE_DIR=)
+RUN_LISTEN ?= 127.0.0.1:7827,mqtt://127.0.0.1:1883
 run: deps
 	$(SWIFT) build -c release --product subd
 	$(SWIFT) build -c release --product subctl
 	@echo "subctl is at $$($(SWIFT) build -c release --show-bin-path)/subctl"
-	SUBD_STATE_DIR="$(STATE_DIR)" exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
+	SUBD_LISTEN="$(RUN_LISTEN)" SUBD_STATE_DIR="$(STATE_DIR)" \
+		exec "$$($(SWIFT) build -c release --show-bin-path)/subd" --config $(CONFIG)
 
 ## console: `make run` with the web console (issue 24): subd also listens on ws://127.0.0.1:7829/subd and serves the
 ## console page at http://127.0.0.1:7829/ (SUBD_LISTEN replaces the config's listen list)

@@ -48,19 +48,14 @@ final class MQTTQueueTests: MQTTTestCase {
             XCTAssertEqual(event["max_pending"] as? Int, 65_536)
         }
 
-        let back = try pahoConnectedExpectingSession(daemon)
+        let back = try raw(daemon, version: 4, "slow again")
+        XCTAssertEqual(try back.connect(clientID: "slow", clean: false), MQTTConnAck(sessionPresent: true, code: 0))
         var received: [MQTTPublish] = []
         while received.count < kept { received.append(try back.nextPublish()) }
         XCTAssertEqual(received.map(\.payload), Array(payloads.prefix(kept)), "the messages that fit, in order")
         XCTAssertEqual(Set(received.map(\.qos)), [1])
+        for publish in received { try back.send(MQTTEncode.ack(MQTTType.puback, packetID: publish.packetID ?? 0)) }
         XCTAssertEqual(try back.framesBeforePing(), [], "nothing else")
         XCTAssertEqual(counter(try stats(watcher), "mqtt_queue_dropped"), dropped)
-    }
-
-    /// paho 3.1.1 as `slow` again, its CONNACK saying the session is there.
-    private func pahoConnectedExpectingSession(_ daemon: Daemon) throws -> PahoClient {
-        let (client, ack) = try paho(daemon, ["version": 4, "client_id": "slow", "clean": false], label: "slow again")
-        XCTAssertEqual(ack, MQTTConnAck(sessionPresent: true, code: 0))
-        return client
     }
 }
