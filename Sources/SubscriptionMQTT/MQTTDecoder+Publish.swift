@@ -18,7 +18,8 @@ extension MQTTReader {
             }
             if !text.isEmpty {
                 do { try MQTTTopicRules.checkName(text.utf8) } catch {
-                    throw MQTTDecodeError(reasonCode: error.reasonCode, message: "PUBLISH's topic name \(error.message)")
+                    throw MQTTDecodeError(
+                        reasonCode: error.reasonCode, message: "PUBLISH's topic name \(error.message)")
                 }
                 lastTopic = (Array(bytes[range]), text)
             }

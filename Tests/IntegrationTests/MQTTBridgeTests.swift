@@ -20,7 +20,8 @@ final class MQTTBridgeTests: MQTTTestCase {
         let result = try subctl(daemon, "publish", ["SCIENCE.physics", "V1.0"])
         XCTAssertEqual(result.status, 0, "\(result)")
         XCTAssertEqual(result.lines, ["published to 3 receivers"], "two MQTT subscribers and one line subscriber")
-        let expected = MosquittoSub.Received(topic: "SCIENCE/physics", qos: 0, retain: false, payload: Array("V1.0".utf8))
+        let expected = MosquittoSub.Received(
+            topic: "SCIENCE/physics", qos: 0, retain: false, payload: Array("V1.0".utf8))
         XCTAssertEqual(try v311.next(), expected)
         XCTAssertEqual(try v5.next(), expected)
         XCTAssertEqual(try line.nextMessage().payload, Array("V1.0".utf8))
@@ -73,6 +74,7 @@ final class MQTTBridgeTests: MQTTTestCase {
         let mid = try paho.publish("SCIENCE/chemistry", Self.allBytes, qos: 1)
         XCTAssertEqual(try paho.ack(MQTTType.puback), MQTTAck(packetID: UInt16(mid), code: 0))
         let message = try line.nextMessage()
-        XCTAssertEqual(message, Message(number: "SCIENCE.chemistry", payload: Self.allBytes, attributes: ["from": "paho-pub"]))
+        XCTAssertEqual(
+            message, Message(number: "SCIENCE.chemistry", payload: Self.allBytes, attributes: ["from": "paho-pub"]))
     }
 }

@@ -383,7 +383,7 @@ final class MosquittoSub {
     }
 
     let child: ChildProcess
-    /// The reason codes of its SUBACK ("Subscribed (mid: 1): 0 1").
+    /// The reason codes of its SUBACK ("Subscribed (mid: 1): 0, 1").
     private(set) var granted: [Int] = []
 
     /// Starts `mosquitto_sub -p port arguments...` and, unless `waitForSubAck` is false, waits until its SUBACK came.
@@ -393,9 +393,9 @@ final class MosquittoSub {
         guard waitForSubAck else { return }
         do {
             let codes = try child.stdout.waitFor("its SUBACK", timeout: 10) { text in
-                text.firstMatch(of: /Subscribed \(mid: [0-9]+\):([0-9 ]*)\n/).map { String($0.output.1) }
+                text.firstMatch(of: /Subscribed \(mid: [0-9]+\):([0-9, ]*)\n/).map { String($0.output.1) }
             }
-            granted = codes.split(separator: " ").compactMap { Int($0) }
+            granted = codes.split(whereSeparator: { $0 == " " || $0 == "," }).compactMap { Int($0) }
         } catch {
             child.kill9IfRunning()
             throw HarnessError.process("\(label) \(arguments): \(error); stderr: \(child.stderr.text)")
@@ -406,7 +406,8 @@ final class MosquittoSub {
     func next(timeout: TimeInterval = 5) throws -> Received {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
-            let line = String(decoding: try child.stdout.readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)), as: UTF8.self)
+            let line = String(
+                decoding: try child.stdout.readLine(timeout: max(0.01, deadline.timeIntervalSinceNow)), as: UTF8.self)
             guard line.hasPrefix("MSG ") else { continue }
             let words = line.split(separator: " ", omittingEmptySubsequences: false).map(String.init)
             guard words.count == 6, let qos = Int(words[2]), let length = Int(words[4]),

@@ -14,7 +14,8 @@ final class MQTTConnectTests: MQTTTestCase {
         try client.send(connect)
         let ack = try client.connAck()
         if closes {
-            XCTAssertEqual(try client.packetsUntilClosed(), [], "nothing after a refusing CONNACK", file: file, line: line)
+            XCTAssertEqual(
+                try client.packetsUntilClosed(), [], "nothing after a refusing CONNACK", file: file, line: line)
         } else {
             XCTAssertEqual(try client.framesBeforePing(), [], "the accepted connection serves", file: file, line: line)
         }
@@ -140,7 +141,8 @@ final class MQTTConnectTests: MQTTTestCase {
         for clean in [true, false] {
             let client = try raw(daemon, version: 5, "empty 5.0")
             let ack = try client.connect(
-                clientID: "", clean: clean, properties: [.init(id: MQTTProperty.sessionExpiryInterval, value: .four(30))])
+                clientID: "", clean: clean,
+                properties: [.init(id: MQTTProperty.sessionExpiryInterval, value: .four(30))])
             XCTAssertEqual(ack.code, 0)
             XCTAssertFalse(ack.sessionPresent)
             let id = try XCTUnwrap(ack.properties.string(MQTTProperty.assignedClientIdentifier))

@@ -91,7 +91,9 @@ struct MQTTProperty: Equatable, CustomStringConvertible {
         0x23: "2", 0x24: "b", 0x25: "b", 0x26: "p", 0x27: "4", 0x28: "b", 0x29: "b", 0x2A: "b",
     ]
 
-    static func user(_ name: String, _ value: String) -> MQTTProperty { MQTTProperty(id: userProperty, value: .pair(name, value)) }
+    static func user(_ name: String, _ value: String) -> MQTTProperty {
+        MQTTProperty(id: userProperty, value: .pair(name, value))
+    }
 
     var description: String { String(format: "0x%02X=", id) + "\(value)" }
 }

@@ -63,7 +63,8 @@ final class MQTTRetainedTests: MQTTTestCase {
         let asPublished = try pahoConnected(daemon, ["version": 5, "client_id": "rap"], label: "rap")
         let plain = try pahoConnected(daemon, ["version": 5, "client_id": "norap"], label: "no rap")
         XCTAssertEqual(
-            try asPublished.subscribe([Filter(filter: "keep/#", retainAsPublished: true, retainHandling: 2)]).codes, [0])
+            try asPublished.subscribe([Filter(filter: "keep/#", retainAsPublished: true, retainHandling: 2)]).codes, [0]
+        )
         XCTAssertEqual(try plain.subscribe([Filter(filter: "keep/#", retainHandling: 2)]).codes, [0])
         let line = try connect(daemon, "line")
         try mosquittoPublish(daemon, ["-V", "mqttv5", "-r", "-t", "keep/v", "-m", "v2"])

@@ -55,7 +55,8 @@ final class MQTTSessionTests: MQTTTestCase {
         try eventually("the connection ended") { counter(try stats(line), "mqtt_sessions") == 1 }
         try mosquittoPublish(daemon, ["-q", "1", "-t", "news/a", "-m", "queued"])
         let cleanStart = try raw(daemon, version: 4, "fresh, clean")
-        XCTAssertEqual(try cleanStart.connect(clientID: "fresh", clean: true), MQTTConnAck(sessionPresent: false, code: 0))
+        XCTAssertEqual(
+            try cleanStart.connect(clientID: "fresh", clean: true), MQTTConnAck(sessionPresent: false, code: 0))
         XCTAssertEqual(try cleanStart.framesBeforePing(), [])
     }
 
@@ -107,7 +108,8 @@ final class MQTTSessionTests: MQTTTestCase {
         for version: UInt8 in [4, 5] {
             let id = "dup-\(version)"
             let properties = version == 5 ? [Self.expiry(60)] : []
-            let (sub, _) = try rawConnected(daemon, version: version, clientID: id, clean: false, properties: properties)
+            let (sub, _) = try rawConnected(
+                daemon, version: version, clientID: id, clean: false, properties: properties)
             XCTAssertEqual(try sub.subscribe([("dup/t", 1)]).codes, [1])
             let (publisher, _) = try rawConnected(daemon, version: version, clientID: "pub-\(version)")
             let puback = try XCTUnwrap(try publisher.publish("dup/t", Array("m\(version)".utf8), qos: 1, packetID: 7))
@@ -133,7 +135,8 @@ final class MQTTSessionTests: MQTTTestCase {
             try again.send(MQTTEncode.ack(MQTTType.puback, packetID: packetID))
             XCTAssertEqual(try again.framesBeforePing(), [], "v\(version): nothing else")
             again.close()
-            let (last, _) = try rawConnected(daemon, version: version, clientID: id, clean: false, properties: properties)
+            let (last, _) = try rawConnected(
+                daemon, version: version, clientID: id, clean: false, properties: properties)
             XCTAssertEqual(try last.framesBeforePing(), [], "v\(version): acknowledged, not sent again")
         }
     }
@@ -144,7 +147,8 @@ final class MQTTSessionTests: MQTTTestCase {
         for version: UInt8 in [4, 5] {
             let id = "taken-\(version)"
             let properties = version == 5 ? [Self.expiry(60)] : []
-            let (first, _) = try rawConnected(daemon, version: version, clientID: id, clean: false, properties: properties)
+            let (first, _) = try rawConnected(
+                daemon, version: version, clientID: id, clean: false, properties: properties)
             XCTAssertEqual(try first.subscribe([("take/t", 1)]).codes, [1])
             let before = try stats(line)
             let (second, ack) = try rawConnected(
@@ -180,7 +184,8 @@ final class MQTTSessionTests: MQTTTestCase {
         XCTAssertEqual(try first.packetsUntilClosed().map { try $0.disconnect().code }, [0x8E])
         if ack.sessionPresent {
             // A session said to be present must serve: its subscription delivers to the new connection.
-            XCTAssertEqual(try line.pub("take.z", Array("resumed".utf8)), .ok("1"), "session present, subscription gone")
+            XCTAssertEqual(
+                try line.pub("take.z", Array("resumed".utf8)), .ok("1"), "session present, subscription gone")
             XCTAssertEqual(try second.framesBeforePing().map { try $0.publish(version: 5).text }, ["resumed"])
             XCTAssertEqual(counter(try stats(line), "mqtt_sessions"), 1)
         } else {

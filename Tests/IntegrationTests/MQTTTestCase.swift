@@ -77,10 +77,10 @@ class MQTTTestCase: IntegrationTestCase {
     }
 
     /// A `mosquitto_sub` of `daemon` (its SUBACK seen); ended at teardown.
-    func mosquittoSub(_ daemon: Daemon, _ arguments: [String], label: String = "mosquitto_sub") throws
-        -> MosquittoSub
-    {
-        let sub = try MosquittoSub(port: try daemon.mqttPort(), arguments, label: label)
+    func mosquittoSub(
+        _ daemon: Daemon, _ arguments: [String], port: UInt16? = nil, label: String = "mosquitto_sub"
+    ) throws -> MosquittoSub {
+        let sub = try MosquittoSub(port: try port ?? daemon.mqttPort(), arguments, label: label)
         mosquittoSubs.append(sub)
         return sub
     }

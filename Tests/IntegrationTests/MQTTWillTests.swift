@@ -9,7 +9,9 @@ final class MQTTWillTests: MQTTTestCase {
     private func will(_ topic: String, _ text: String, qos: Int = 0, retain: Bool = false, delay: Int? = nil)
         -> [String: Any]
     {
-        var will: [String: Any] = ["topic": topic, "payload": hexString(Array(text.utf8)), "qos": qos, "retain": retain]
+        var will: [String: Any] = [
+            "topic": topic, "payload": hexString(Array(text.utf8)), "qos": qos, "retain": retain,
+        ]
         if let delay { will["properties"] = ["WillDelayInterval": delay] }
         return will
     }
@@ -34,7 +36,11 @@ final class MQTTWillTests: MQTTTestCase {
         let sub = try mosquittoSub(daemon, ["-V", "mqttv5", "-q", "1", "-t", "wills/#"])
         for version in [4, 5] {
             let mortal = try pahoConnected(
-                daemon, ["version": version, "client_id": "mortal\(version)", "will": will("wills/m\(version)", "gone", qos: 1)])
+                daemon,
+                [
+                    "version": version, "client_id": "mortal\(version)",
+                    "will": will("wills/m\(version)", "gone", qos: 1),
+                ])
             mortal.kill()
             XCTAssertEqual(
                 try line.nextMessage(), Message("wills.m\(version)", text: "gone", from: "mortal\(version)"),
@@ -67,7 +73,8 @@ final class MQTTWillTests: MQTTTestCase {
         let daemon = try startMQTTDaemon()
         let line = try connect(daemon, "line")
         try subscribe(line, "wills.>", "$SYS.client.disconnected")
-        let polite311 = try pahoConnected(daemon, ["version": 4, "client_id": "polite4", "will": will("wills/p4", "no")])
+        let polite311 = try pahoConnected(
+            daemon, ["version": 4, "client_id": "polite4", "will": will("wills/p4", "no")])
         try polite311.disconnect()
         XCTAssertEqual(try willsBeforeDisconnect(line, of: "polite4"), [], "3.1.1 DISCONNECT")
         let polite5 = try pahoConnected(daemon, ["version": 5, "client_id": "polite5", "will": will("wills/p5", "no")])
@@ -126,7 +133,8 @@ final class MQTTWillTests: MQTTTestCase {
         for (version, keepAlive) in [(UInt8(4), UInt16(1)), (5, 1), (5, 0)] {
             let id = "silent\(version)-\(keepAlive)"
             let will = MQTTEncode.Will(topic: "wills/\(id)", payload: Array("timeout".utf8))
-            let (client, ack) = try rawConnected(daemon, version: version, clientID: id, keepAlive: keepAlive, will: will)
+            let (client, ack) = try rawConnected(
+                daemon, version: version, clientID: id, keepAlive: keepAlive, will: will)
             if version == 5 {
                 XCTAssertEqual(ack.properties.integer(MQTTProperty.serverKeepAlive), keepAlive == 0 ? 1 : nil, id)
             }

@@ -133,13 +133,15 @@ final class MQTTConnection: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var lastTopic: (topic: String, number: String, removals: UInt64)?
-    /// The topic of the last QoS 0 publication without flags or properties to a plain number, its bytes, its number
-    /// and the center's removals then: the next such publication to it takes the decoder's one-pass path
-    /// (``MQTTDecoder/nextSimplePublish(topic:)``, `Server.mqttTakeSimplePublish`).
+    /// The topics of the QoS 0 publications without flags or properties to plain numbers this client made lately:
+    /// the next such publication to one of them takes the decoder's one-pass path (``MQTTDecoder/peekSimplePublish()``,
+    /// `Server.mqttTakeSimplePublish`).
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    var simpleTopic: (bytes: [UInt8], number: String, removals: UInt64)?
+    var simpleTopics = MQTTTopicCache()
+    /// True once ``simpleTopics`` holds a topic.
+    var hasSimpleTopics = false
     /// True once the connection ended as the client asked (DISCONNECT with 0x00): its will is not published.
     var willDiscarded = false
 

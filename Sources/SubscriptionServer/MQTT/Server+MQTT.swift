@@ -341,8 +341,10 @@ extension Server {
         guard let topic = mqttTopic(forNumber: number) else { return .none }
         let delivery = MQTTDelivery(topic: topic, qos: .atMostOnce, retain: false, subscriptionIDs: [])
         let now = publication.hasAttachment ? MonotonicClock.nanoseconds() : 0
-        return mqttRendition(of: publication, delivery, version: version, maximumPacketSize: maximumPacketSize, now: now)
-            .map { .frame($0) } ?? .none
+        return mqttRendition(
+            of: publication, delivery, version: version, maximumPacketSize: maximumPacketSize, now: now
+        )
+        .map { .frame($0) } ?? .none
     }
 
     func mqttRendition(

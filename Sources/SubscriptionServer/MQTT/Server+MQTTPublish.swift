@@ -70,9 +70,10 @@ extension Server {
             front.lastTopic = (topic, number, center.removals)
             // The next one like this to the same plain number takes the one-pass path.
             if publish.qos == .atMostOnce && !publish.retain && publish.properties.isEmpty && !known,
-                isPlain(number)
+                publish.properties.topicAlias == nil, isPlain(number)
             {
-                front.simpleTopic = (Array(topic.utf8), number, center.removals)
+                front.simpleTopics.insert(Array(topic.utf8), number: number, removals: center.removals)
+                front.hasSimpleTopics = true
             }
         } else {
             front.lastTopic = nil
@@ -146,17 +147,20 @@ extension Server {
     /// would (its reply, the count, needs no acknowledgement). False, having taken nothing, when the next packet is
     /// not one.
     func mqttTakeSimplePublish(_ session: Session, _ front: MQTTConnection) -> Bool {
-        guard let simple = front.simpleTopic, simple.removals == center.removals, front.phase == .connected,
-            let client = front.client, front.expectations.isEmpty, front.directExpectation == nil,
-            session.stagedValues == 0, session.repliesInFlight.isEmpty,
-            let payload = front.decoder.nextSimplePublish(topic: simple.bytes)
+        guard front.phase == .connected, let client = front.client, front.expectations.isEmpty,
+            front.directExpectation == nil, session.stagedValues == 0, session.repliesInFlight.isEmpty,
+            let publish = front.decoder.peekSimplePublish(),
+            let number = front.simpleTopics.number(of: publish.topic, removals: center.removals)
         else { return false }
-        guard payload.count <= configuration.maxPayload else {
+        front.decoder.consume(publish)
+        guard publish.payload.count <= configuration.maxPayload else {
             stats.mqttRefused += 1
             return true
         }
         front.directExpectation = .nothing
-        run(.publish(number: simple.number, payload: payload, info: []), for: session, customer: client.customer, message: nil)
+        run(
+            .publish(number: number, payload: publish.payload, info: []), for: session, customer: client.customer,
+            message: nil)
         if let left = front.directExpectation {
             front.directExpectation = nil
             front.expectations.append(left)

@@ -249,7 +249,7 @@ extension Session {
                 owner.run(next.command, for: self, customer: next.customer, message: next.message)
             } else if front.phase == .ended {
                 return
-            } else if front.simpleTopic != nil && owner.mqttTakeSimplePublish(self, front) {
+            } else if front.hasSimpleTopics && owner.mqttTakeSimplePublish(self, front) {
                 // Taken in one pass.
             } else if let packet = front.decoder.next() {
                 owner.handleMQTT(packet, for: self)

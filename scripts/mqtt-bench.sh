@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The MQTT side-by-side (issue 25): the shared harness's load client (../shared/bench, `pubsub-bench`, built into
+# $TMPDIR/pubsub-bench-build from there; nothing of it is copied here) against subd's MQTT listener, Debian's
+# Mosquitto and subd's own line protocol, the three alternating, in one run; then QoS 1 through a persistent session:
+# the publish-to-acknowledge rate (mosquitto_pub -q 1 -l) and the memory subd holds per queued message.
+#
+#   scripts/mqtt-bench.sh BIN_DIR [--reps N] [--scenarios "fanout ingest wide bigfan latency"] [--harness DIR]
+#                                 [--bench-args "..."] [--queued N]
+#
+# Prints one line per run (as the harness prints them, with target= in front) and a table of medians with the
+# ratios the issue asks for: subd's MQTT front over Mosquitto, and over subd's own protocol. Needs mosquitto,
+# mosquitto-clients and gcc (make bench-mqtt installs the first two).
+set -euo pipefail
+bin="$1"; shift
+reps=3
+scenarios="fanout ingest wide bigfan latency"
+harness="$(cd "$(dirname "$0")/../../shared/bench" 2>/dev/null && pwd || true)"
+bench_args=""
+queued=50000
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --reps) reps="$2"; shift 2 ;;
+    --scenarios) scenarios="$2"; shift 2 ;;
+    --harness) harness="$2"; shift 2 ;;
+    --bench-args) bench_args="$2"; shift 2 ;;
+    --queued) queued="$2"; shift 2 ;;
+    *) echo "mqtt-bench: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$harness" ] && [ -f "$harness/bench.c" ] || {
+  echo "mqtt-bench: no side-by-side harness (../shared/bench); give --harness DIR" >&2; exit 2; }
+command -v mosquitto >/dev/null || [ -x /usr/sbin/mosquitto ] || { echo "mqtt-bench: no mosquitto" >&2; exit 2; }
+mosquitto="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
+build="${TMPDIR:-/tmp}/pubsub-bench-build"
+mkdir -p "$build"
+make -s -C "$harness" OUTDIR="$build" >/dev/null
+client="$build/pubsub-bench"
+
+dir="$(mktemp -d /tmp/subd-mqtt-bench.XXXXXX)"
+pids=()
+finish() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$dir"; }
+trap finish EXIT
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+line_port=$(free_port); mqtt_port=$(free_port); mosq_port=$(free_port)
+"$bin/subd" --listen "127.0.0.1:$line_port" --listen "mqtt://127.0.0.1:$mqtt_port" --log-level warning \
+  > "$dir/subd.log" 2>&1 &
+subd_pid=$!; pids+=($subd_pid)
+printf 'listener %s 127.0.0.1\nallow_anonymous true\n' "$mosq_port" > "$dir/mosquitto.conf"
+"$mosquitto" -c "$dir/mosquitto.conf" > "$dir/mosquitto.log" 2>&1 &
+mosq_pid=$!; pids+=($mosq_pid)
+for port in $line_port $mqtt_port $mosq_port; do
+  for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
+done
+
+results="$dir/results.txt"
+: > "$results"
+cpu_of() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+for scenario in $scenarios; do
+  for rep in $(seq "$reps"); do
+    for target in subd-mqtt mosquitto subd-line; do
+      case "$target" in
+        subd-mqtt) proto=mqtt; port=$mqtt_port; pid=$subd_pid ;;
+        mosquitto) proto=mqtt; port=$mosq_port; pid=$mosq_pid ;;
+        subd-line) proto=subd; port=$line_port; pid=$subd_pid ;;
+      esac
+      before=$(cpu_of "$pid")
+      # shellcheck disable=SC2086
+      out=$("$client" --proto "$proto" --port "$port" --scenario "$scenario" --timeout 60 $bench_args 2>/dev/null \
+        | tail -n 1 || true)
+      after=$(cpu_of "$pid")
+      line="target=$target rep=$rep srv_cpu_s=$(awk -v a="$before" -v b="$after" 'BEGIN { printf "%.2f", (b - a) / 100 }') $out"
+      echo "$line"
+      echo "$line" >> "$results"
+    done
+  done
+done
+
+python3 - "$results" <<'PY'
+import statistics, sys
+rows = []
+for line in open(sys.argv[1]):
+    fields = dict(word.split("=", 1) for word in line.split() if "=" in word)
+    rows.append(fields)
+def median(scenario, target, key):
+    values = [float(r[key]) for r in rows if r.get("scenario") == scenario and r["target"] == target and key in r
+              and r.get("status") == "ok"]
+    return statistics.median(values) if values else None
+scenarios = []
+for r in rows:
+    if r.get("scenario") and r["scenario"] not in scenarios: scenarios.append(r["scenario"])
+print()
+print("| scenario | subd MQTT | Mosquitto | subd line | MQTT ÷ Mosquitto | MQTT ÷ line |")
+print("| --- | --- | --- | --- | --- | --- |")
+for s in scenarios:
+    key = "p99_us" if s == "latency" else ("pub_rate" if s == "ingest" else "deliver_rate")
+    m, q, l = (median(s, t, key) for t in ("subd-mqtt", "mosquitto", "subd-line"))
+    def fmt(x): return "-" if x is None else f"{x:,.0f}"
+    def ratio(a, b):
+        if a is None or b is None or b == 0: return "-"
+        # Latency: lower is better, so the ratio is the other's over this one (above 1: better).
+        return f"{(b / a if s == 'latency' else a / b):.2f}"
+    unit = "p99 µs" if s == "latency" else ("publish/s" if s == "ingest" else "deliveries/s")
+    print(f"| {s} ({unit}) | {fmt(m)} | {fmt(q)} | {fmt(l)} | {ratio(m, q)} | {ratio(m, l)} |")
+failed = [r for r in rows if r.get("status") != "ok"]
+for r in failed:
+    print(f"not ok: {r['target']} {r.get('scenario', '?')} rep {r['rep']}: status={r.get('status', 'none')}")
+PY
+
+# QoS 1 through a persistent session: a subscriber session (clean session off) subscribes at QoS 1 and goes away;
+# mosquitto_pub -q 1 then publishes `queued` messages, one at a time acknowledged (its publish-to-acknowledge rate),
+# and subd's RSS before and after gives the memory per queued message.
+rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
+mosquitto_sub -p "$mqtt_port" -i mqtt-bench-queue -c -q 1 -t 'queue/bench' -C 1 -W 2 > /dev/null 2>&1 || true
+rss_before=$(rss_kib "$subd_pid")
+start=$(date +%s.%N)
+seq "$queued" | sed 's/^/message-/; s/$/-padding-to-a-128-byte-payload-..................................................................................../' \
+  | cut -c1-128 | mosquitto_pub -p "$mqtt_port" -q 1 -t 'queue/bench' -l
+end=$(date +%s.%N)
+sleep 0.5
+rss_after=$(rss_kib "$subd_pid")
+awk -v n="$queued" -v s="$start" -v e="$end" -v a="$rss_before" -v b="$rss_after" 'BEGIN {
+  printf "\nQoS 1, persistent session away: %d messages of 128 B published at %.0f msgs/s (mosquitto_pub -q 1 -l), ", n, n / (e - s)
+  printf "subd RSS %.1f -> %.1f MiB: %.0f bytes per queued message\n", a / 1024, b / 1024, (b - a) * 1024 / n
+}'
+received=$(timeout 60 mosquitto_sub -p "$mqtt_port" -i mqtt-bench-queue -c -q 1 -t 'queue/bench' -C "$queued" -W 50 \
+  2>/dev/null | wc -l || true)
+echo "the session, back: $received of $queued queued messages delivered"
