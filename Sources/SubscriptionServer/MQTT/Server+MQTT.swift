@@ -384,8 +384,8 @@ extension Server {
 }
 
 /// The PUBLISH packets made for the publication delivered last
-/// (``Server/mqttRendition(of:_:version:maximumPacketSize:now:)``): one per version and RETAIN flag. The publication is kept (so that its identity is not reused by another while its
-/// packets are here).
+/// (``Server/mqttRendition(of:_:version:maximumPacketSize:now:)``): one per version and RETAIN flag. The publication
+/// is kept (so that its identity is not reused by another while its packets are here).
 struct MQTTRenditions {
     var source: ObjectIdentifier?
     var kept: Publication?
