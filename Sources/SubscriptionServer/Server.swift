@@ -131,9 +131,9 @@ public final class Server: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var mqttSessions: [String: MQTTClientSession] = [:]
-    /// The subscriptions of `#` filters waiting for their exact parent's number to exist, by that number
-    /// (``mqttNumberCreated(_:)``).
-    var mqttParentWaiters: [String: [(client: MQTTClientSession, key: MQTTSubscriptionKey)]] = [:]
+    /// The MQTT subscriptions waiting for an exact number to exist (a `#` filter's parent, a number removed), by that
+    /// number (``mqttNumberCreated(_:)``).
+    var mqttNumberWaiters: [String: [ObjectIdentifier: MQTTClientSession]] = [:]
     /// The MQTT topics of numbers delivered to MQTT clients (``mqttTopic(forNumber:)``).
     #if !DEBUG
         @exclusivity(unchecked)

@@ -105,6 +105,10 @@ final class MQTTClientSession: @unchecked Sendable {
     private(set) var disconnectedAt: UInt64?
     /// A will waiting for its delay (5.0's Will Delay Interval), with what publishing it needs and when it is due.
     var pendingWill: MQTTPendingWill?
+    /// The exact numbers some of its subscriptions wait for (``Server/mqttAwaitNumber(_:_:_:)``), and which.
+    var awaiting: [String: Set<MQTTSubscriptionKey>] = [:]
+    /// True once ``end()`` ran: a command of it still waiting (``Session/waitingMQTT``) is refused, not run.
+    private(set) var isEnded = false
 
     /// The most QoS 1 and 2 messages in flight to a 3.1.1 client (which has no Receive Maximum).
     static let window311 = 1_024
@@ -153,6 +157,9 @@ final class MQTTClientSession: @unchecked Sendable {
 
     /// The session ends: every customer leaves the center (and the cluster's interest), nothing queued is kept.
     func end() {
+        isEnded = true
+        for number in awaiting.keys { server.mqttStopAwaiting(number, self) }
+        awaiting.removeAll()
         for customer in [customer!] + Array(sharedCustomers.values) { server.mqttCustomerLeaves(customer) }
         sharedCustomers.removeAll()
         subscriptions.removeAll()
@@ -166,6 +173,17 @@ final class MQTTClientSession: @unchecked Sendable {
     }
 
     // MARK: Subscriptions
+
+    /// A number this session's `customer` was subscribed to exactly was removed (the center dropped that
+    /// subscription): the filters that hold it wait for the number to exist again, and take it then (MQTT has no
+    /// notice of a removed topic: the client's subscription stays).
+    func numberRemoved(_ number: String, from customer: MQTTCustomer) {
+        for subscription in subscriptions.values where customer.shared == subscription.key.shared {
+            if subscription.patterns.pattern == number || subscription.patterns.parent == number {
+                server.mqttAwaitNumber(number, self, subscription.key)
+            }
+        }
+    }
 
     /// The customer a subscription of `key` goes through: the plain one, or the shared subscription's (made on
     /// first use).
@@ -185,8 +203,14 @@ final class MQTTClientSession: @unchecked Sendable {
 
     /// Forgets a subscription; returns it, nil when there was none.
     func forget(_ key: MQTTSubscriptionKey) -> MQTTSubscription? {
-        let removed = subscriptions.removeValue(forKey: key)
-        if let shared = key.shared, removed != nil { sharedCustomers[shared] = nil }
+        // A shared subscription's customer stays (until ``end()``): its center subscriptions go by the `UNSUB`s the
+        // caller runs, and whatever those leave ``end()`` takes out with the customer.
+        guard let removed = subscriptions.removeValue(forKey: key) else { return nil }
+        for number in [removed.patterns.pattern] + (removed.patterns.parent.map { [$0] } ?? [])
+        where awaiting[number]?.remove(key) != nil && awaiting[number]?.isEmpty == true {
+            awaiting[number] = nil
+            server.mqttStopAwaiting(number, self)
+        }
         return removed
     }
 

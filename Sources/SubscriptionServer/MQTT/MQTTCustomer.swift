@@ -34,9 +34,11 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
         session.deliver(publication, on: number, through: self)
     }
 
-    /// A number subscribed exactly was removed: MQTT has no such notice; the subscription is gone (the client's
-    /// filter stays in its session, and is subscribed again if the number comes back through a publication).
-    func numberRemoved(_ number: String) {}
+    /// A number subscribed exactly was removed: MQTT has no such notice; the client's filter stays in its session,
+    /// and takes the number again when it is created again.
+    func numberRemoved(_ number: String) {
+        session.numberRemoved(number, from: self)
+    }
 
     /// A retained number's current value, pushed by a `SUBSCRIBE`'s command: the session sends it with RETAIN.
     func push(_ value: Publication) {

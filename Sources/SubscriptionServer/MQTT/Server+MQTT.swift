@@ -25,6 +25,11 @@ extension Server {
     /// carrying `message`. A command that must wait (behind the session's staged values or its replies in flight)
     /// waits with both.
     func run(_ command: consuming Command, for session: Session, customer: MQTTCustomer, message: MQTTMessage?) {
+        // A command of a session that ended meanwhile (taken over with a clean start, expired) does not run: its
+        // customers left the center for good. Its reply still comes, in its turn.
+        guard !customer.session.isEnded else {
+            return session.queueError(ProtocolError(.limit, "the MQTT session ended"))
+        }
         if session.stagedValues > 0 {
             if !stageBehind(command, for: session, message: message) {
                 session.waitingCommand = .success(command)

@@ -142,33 +142,49 @@ extension Server {
             ]))
     }
 
-    // MARK: Parents of `#` filters
+    // MARK: Numbers a filter waits for
 
-    /// A subscription whose filter ends in `#` waits for its exact parent's number (`a` of `a/#`) to exist.
-    func mqttAwaitParent(_ number: String, _ client: MQTTClientSession, _ key: MQTTSubscriptionKey) {
-        mqttParentWaiters[number, default: []].append((client, key))
+    /// A subscription waits for an exact number it needs to exist: its `#` filter's parent (`a` of `a/#`), or its
+    /// exact number, removed and to be created again. Once per session and number (the session keeps which of its
+    /// subscriptions wait, ``MQTTClientSession/awaiting``, and takes itself out when it ends or they go).
+    func mqttAwaitNumber(_ number: String, _ client: MQTTClientSession, _ key: MQTTSubscriptionKey) {
+        client.awaiting[number, default: []].insert(key)
+        mqttNumberWaiters[number, default: [:]][ObjectIdentifier(client)] = client
     }
 
-    /// `number` was created: the `#` subscriptions that waited for it as their parent subscribe it (their rights were
-    /// checked for it when they subscribed), so that `a/#` matches `a` as MQTT says.
+    /// `client` no longer waits for `number` (its last subscription that did went, or it ended).
+    func mqttStopAwaiting(_ number: String, _ client: MQTTClientSession) {
+        mqttNumberWaiters[number]?[ObjectIdentifier(client)] = nil
+        if mqttNumberWaiters[number]?.isEmpty == true { mqttNumberWaiters[number] = nil }
+    }
+
+    /// `number` was created: the subscriptions that waited for it subscribe it (their rights were checked for it
+    /// when they subscribed), so that `a/#` matches `a` as MQTT says, and an exact filter of a number removed and
+    /// made again receives again.
     func mqttNumberCreated(_ number: String) {
-        guard let waiters = mqttParentWaiters.removeValue(forKey: number) else { return }
-        for (client, key) in waiters {
-            guard mqttSessions[client.clientID] === client, var subscription = client.subscription(key),
-                !subscription.parentSubscribed, subscription.patterns.parent == number
-            else { continue }
-            let customer = client.customer(for: key)
-            do {
-                if try center.add(customer, to: number, group: key.group) {
-                    clusterInterestAdded(number, group: key.group)
+        guard let waiters = mqttNumberWaiters.removeValue(forKey: number) else { return }
+        for client in waiters.values {
+            let keys = client.awaiting.removeValue(forKey: number) ?? []
+            guard !client.isEnded else { continue }
+            for key in keys {
+                guard var subscription = client.subscription(key) else { continue }
+                let isParent = subscription.patterns.parent == number
+                guard subscription.patterns.pattern == number || isParent else { continue }
+                let customer = client.customer(for: key)
+                do {
+                    if try center.add(customer, to: number, group: key.group) {
+                        clusterInterestAdded(number, group: key.group)
+                    }
+                } catch {
+                    logger.debug("MQTT: cannot subscribe '\(number)' for '\(client.clientID)': \(error)")
+                    continue
                 }
-            } catch {
-                logger.debug("MQTT: cannot subscribe '\(number)' for '\(client.clientID)': \(error)")
-                continue
+                if isParent && !subscription.parentSubscribed {
+                    if key.group == nil { client.patternHolders[number, default: 0] += 1 }
+                    subscription.parentSubscribed = true
+                    client.record(subscription)
+                }
             }
-            if key.group == nil { client.patternHolders[number, default: 0] += 1 }
-            subscription.parentSubscribed = true
-            client.record(subscription)
         }
     }
 

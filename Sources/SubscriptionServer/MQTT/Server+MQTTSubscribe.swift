@@ -57,7 +57,7 @@ extension Server {
             let subscription = MQTTSubscription(
                 key: key, options: entry.options, patterns: patterns, parentSubscribed: parent != nil,
                 subscriptionID: id, excludesDollarTopics: MQTTTopicMap.excludesDollarTopics(key.filter))
-            if parent == nil, let missing = patterns.parent { mqttAwaitParent(missing, client, key) }
+            if parent == nil, let missing = patterns.parent { mqttAwaitNumber(missing, client, key) }
             let previous = client.subscription(key)
             client.record(subscription)
             let sendsRetained =
