@@ -72,4 +72,41 @@ final class MQTTFlowTests: MQTTTestCase {
         let toLarge = try large.framesBeforePing().map { try $0.publish(version: 5) }
         XCTAssertEqual(toLarge.map(\.payload), [big, Array("tiny".utf8), big, Array("tiny1".utf8)])
     }
+
+    func testQoS2IsDeliveredExactlyOnceThroughItsFourPackets() throws {
+        let daemon = try startMQTTDaemon(mqttConfig(numbers: ["q2.t"]))
+        for version: UInt8 in [4, 5] {
+            let (sub, _) = try rawConnected(daemon, version: version, clientID: "q2-sub-\(version)")
+            XCTAssertEqual(try sub.subscribe([("q2/t", 2)]).codes, [2])
+            let (publisher, _) = try rawConnected(daemon, version: version, clientID: "q2-pub-\(version)")
+            let message = MQTTEncode.publish(
+                version: version, topic: Array("q2/t".utf8), payload: Array("once".utf8), qos: 2, packetID: 5)
+            try publisher.send(message)
+            XCTAssertEqual(try publisher.ack(MQTTType.pubrec), MQTTAck(packetID: 5, code: 0), "v\(version)")
+            // The same packet identifier again before its PUBREL: a duplicate, acknowledged and not delivered again.
+            var duplicate = message
+            duplicate[0] |= 0x08
+            try publisher.send(duplicate)
+            XCTAssertEqual(try publisher.ack(MQTTType.pubrec).packetID, 5, "v\(version): PUBREC again")
+            try publisher.send(MQTTEncode.ack(MQTTType.pubrel, packetID: 5))
+            XCTAssertEqual(try publisher.ack(MQTTType.pubcomp), MQTTAck(packetID: 5, code: 0))
+
+            let delivered = try sub.framesBeforePing().map { try $0.publish(version: version) }
+            XCTAssertEqual(delivered.map(\.text), ["once"], "v\(version): exactly once")
+            XCTAssertEqual(delivered.map(\.qos), [2])
+            let id = try XCTUnwrap(delivered.first?.packetID)
+            try sub.send(MQTTEncode.ack(MQTTType.pubrec, packetID: id))
+            let pubrel = try sub.next(MQTTType.pubrel)
+            XCTAssertEqual(pubrel.flags, 2, "PUBREL's fixed header flags")
+            XCTAssertEqual(try pubrel.ack(MQTTType.pubrel, version: version).packetID, id)
+            try sub.send(MQTTEncode.ack(MQTTType.pubcomp, packetID: id))
+
+            // Released, the identifier is free for a new message.
+            try publisher.send(
+                MQTTEncode.publish(
+                    version: version, topic: Array("q2/t".utf8), payload: Array("twice".utf8), qos: 2, packetID: 5))
+            XCTAssertEqual(try publisher.ack(MQTTType.pubrec).packetID, 5)
+            XCTAssertEqual(try sub.nextPublish().text, "twice", "v\(version): a new message with the identifier")
+        }
+    }
 }

@@ -13,12 +13,13 @@ final class MQTTSessionTests: MQTTTestCase {
     func testAPersistentSessionOf311QueuesQoS1WhileAwayAndDropsQoS0() throws {
         let daemon = try startMQTTDaemon(mqttConfig(numbers: ["news.a"]))
         let line = try connect(daemon, "line")
+        let watcher = try disconnectWatcher(daemon)
         let away = try mosquittoSub(daemon, ["-V", "mqttv311", "-c", "-i", "keeper", "-q", "1", "-t", "news/a", "-E"])
         XCTAssertEqual(away.granted, [1])
         XCTAssertEqual(away.child.waitForExit(timeout: 10), 0, "mosquitto_sub -E ends after its SUBACK")
-        try eventually("the session is kept without its connection") {
-            try counter(stats(line), "mqtt_sessions") == 1 && listCounts(line)["news.a"] == 1
-        }
+        try waitForDisconnect(watcher, of: "keeper")
+        XCTAssertEqual(counter(try stats(line), "mqtt_sessions"), 1, "the session is kept without its connection")
+        XCTAssertEqual(try listCounts(line)["news.a"], 1, "and its subscription")
         try mosquittoPublish(daemon, ["-q", "1", "-t", "news/a", "-m", "away-1"])
         try mosquittoPublish(daemon, ["-q", "0", "-t", "news/a", "-m", "away-qos0"])
         XCTAssertEqual(try line.pub("news.a", Array("away-line".utf8)), .ok("0"), "QoS 0: not counted, dropped")
@@ -38,11 +39,11 @@ final class MQTTSessionTests: MQTTTestCase {
     func testACleanSessionKeepsNothing() throws {
         let daemon = try startMQTTDaemon(mqttConfig(numbers: ["news.a"]))
         let line = try connect(daemon, "line")
+        let watcher = try disconnectWatcher(daemon)
         let clean = try mosquittoSub(daemon, ["-V", "mqttv311", "-i", "fresh", "-q", "1", "-t", "news/a", "-E"])
         XCTAssertEqual(clean.child.waitForExit(timeout: 10), 0)
-        try eventually("the clean session ends with its connection") {
-            counter(try stats(line), "mqtt_sessions") == 0
-        }
+        try waitForDisconnect(watcher, of: "fresh")
+        XCTAssertEqual(counter(try stats(line), "mqtt_sessions"), 0, "the clean session ended with its connection")
         try mosquittoPublish(daemon, ["-q", "1", "-t", "news/a", "-m", "nobody"])
         let back = try raw(daemon, version: 4, "fresh again")
         XCTAssertEqual(try back.connect(clientID: "fresh", clean: false), MQTTConnAck(sessionPresent: false, code: 0))
@@ -52,7 +53,8 @@ final class MQTTSessionTests: MQTTTestCase {
         // A persistent session, then a clean session: the old one is discarded with what it queued.
         XCTAssertEqual(try back.subscribe([("news/a", 1)]).codes, [1])
         back.close()
-        try eventually("the connection ended") { counter(try stats(line), "mqtt_sessions") == 1 }
+        try waitForDisconnect(watcher, of: "fresh")
+        XCTAssertEqual(counter(try stats(line), "mqtt_sessions"), 1, "the persistent session is kept")
         try mosquittoPublish(daemon, ["-q", "1", "-t", "news/a", "-m", "queued"])
         let cleanStart = try raw(daemon, version: 4, "fresh, clean")
         XCTAssertEqual(

@@ -644,6 +644,8 @@ final class Session: SessionCustomer, @unchecked Sendable {
         perform(
             machine.flushed(
                 outputIsEmpty: output.isEmpty, outputHeld: output.heldBytes, awaitingReplies: !repliesInFlight.isEmpty))
+        // An MQTT client's session may have messages waiting for room in this output.
+        if let mqtt, mqtt.client?.hasQueued == true, output.heldBytes < maxPending / 2 { owner.mqttOutputDrained(self) }
     }
 
     private func armWriteSource() {

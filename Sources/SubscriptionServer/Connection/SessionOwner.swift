@@ -20,6 +20,8 @@ protocol SessionOwner: AnyObject {
     /// A reply came for an MQTT connection: what `expectation` says goes out.
     func mqttReplied(
         _ result: Result<Reply, ProtocolError>, expectation: MQTTConnection.Expectation, for session: Session)
+    /// An MQTT connection's output drained while its session has messages waiting for room in it.
+    func mqttOutputDrained(_ session: Session)
     /// A liveness limit passed for an MQTT connection (its keepalive, no CONNECT in time, a packet left half-way).
     func mqttExpired(_ session: Session, _ front: MQTTConnection, reason: CloseReason)
     /// The session takes no more commands: it leaves the center at once (no later send counts it).

@@ -62,7 +62,15 @@ final class MQTTClientSession: @unchecked Sendable {
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    private(set) var connection: Session?
+    private(set) var connection: Session? {
+        didSet { connectionRef = connection.map { Unmanaged.passUnretained($0) } }
+    }
+    /// ``connection`` unretained, for the delivery path (a read of the strong reference retains and releases it).
+    /// Invariant: set with it, so it refers to a session ``connection`` holds.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var connectionRef: Unmanaged<Session>?
     /// The version its last connection spoke.
     #if !DEBUG
         @exclusivity(unchecked)
@@ -139,6 +147,12 @@ final class MQTTClientSession: @unchecked Sendable {
             }
         }
         sendQueued()
+    }
+
+    /// Its connection is being taken over by a new one: from now on the old connection's end does not detach (or
+    /// end) the session, which passes to the new connection.
+    func handOver() {
+        connection = nil
     }
 
     /// The connection ended at `now`; the session stays until it expires (or goes at once without an expiry).
@@ -225,13 +239,16 @@ final class MQTTClientSession: @unchecked Sendable {
     func deliver(_ publication: Publication, on number: String, through customer: MQTTCustomer) -> Bool {
         // The common case first, as lean as a line subscriber's: a connected client whose plain subscriptions all
         // ask one QoS, a QoS 0 delivery, no `$` number: the packet made once for all (topic looked up only then).
-        if let connection, customer.shared == nil, let qos = simpleQoS,
+        if let connectionRef, customer.shared == nil, let qos = simpleQoS,
             qos == .atMostOnce || !publication.hasAttachment
         {
             switch server.mqttRendition(
                 of: publication, number: number, version: version, maximumPacketSize: clientMaximumPacketSize)
             {
-            case .frame(let frame): return connection.queueMQTT(frame)
+            case .frame(let frame):
+                return connectionRef._withUnsafeGuaranteedRef { connection in
+                    frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
+                }
             case .none: return false
             case .dollar: break  // the `$` rule: the subscriptions are looked at
             }
@@ -303,7 +320,10 @@ final class MQTTClientSession: @unchecked Sendable {
         }
         guard let granted = best, let topic = server.mqttTopic(forNumber: number) else { return nil }
         let qos = min(granted, message?.qos ?? .atMostOnce)
-        let retain = retained || (retainAsPublished && (message?.retainFlag ?? (publication.revision != nil)))
+        // Retain-as-published: the RETAIN an MQTT client published the message with (one without an MQTT part was
+        // published without RETAIN); a line publication has none, and counts as retained when its number is.
+        let lineRetained = server.mqttPublisherID == nil && publication.revision != nil
+        let retain = retained || (retainAsPublished && (message?.retainFlag ?? lineRetained))
         return MQTTDelivery(topic: topic, qos: qos, retain: retain, subscriptionIDs: ids.sorted())
     }
 
@@ -312,7 +332,9 @@ final class MQTTClientSession: @unchecked Sendable {
 
     /// Sends `outbound` now when the window has room and nothing queued is ahead of it, else queues it.
     private func sendOrQueue(_ outbound: Outbound, now: UInt64) -> Bool {
-        guard queued.isEmpty, inflight.count < window, let id = freePacketID() else { return enqueue(outbound) }
+        guard queued.isEmpty, inflight.count < window, let connection, hasOutputRoom(connection),
+            let id = freePacketID()
+        else { return enqueue(outbound) }
         return send(outbound, packetID: id, dup: false, now: now)
     }
 
@@ -377,10 +399,16 @@ final class MQTTClientSession: @unchecked Sendable {
     }
 
     /// Sends queued messages while the window has room (and the client is connected).
+    ///
+    /// The output takes them while it holds less than half of `max_pending` (``hasOutputRoom``): a queue may hold as
+    /// much as `max_pending` itself, and moved into the output at once it would cut the client off as a slow
+    /// consumer. The rest go on once the output has drained (``Server/mqttOutputDrained(_:)``). A connection that
+    /// ends meanwhile (its write failed) stops it; what is left waits for the next one.
     func sendQueued() {
-        guard connection != nil else { return }
         let now = MonotonicClock.nanoseconds()
-        while inflight.count < window, let next = queued.first, let id = freePacketID() {
+        while let connection, hasOutputRoom(connection), inflight.count < window, let next = queued.first,
+            let id = freePacketID()
+        {
             queued.removeFirst()
             queuedBytes -= next.publication.heldBytes + Self.queuedEntryBytes
             if let message = next.publication.mqtt, message.hasExpired(at: now) { continue }
@@ -388,6 +416,15 @@ final class MQTTClientSession: @unchecked Sendable {
         }
         if isQueueFull && queuedBytes <= server.configuration.maxPending / 2 { isQueueFull = false }
     }
+
+    /// True when `connection`'s output may take more QoS 1 and 2 messages: it holds less than half of `max_pending`
+    /// (the other half is room for live QoS 0 messages and acknowledgements).
+    private func hasOutputRoom(_ connection: Session) -> Bool {
+        connection.output.heldBytes < connection.maxPending / 2
+    }
+
+    /// True while messages wait for room in the output or in the client's Receive Maximum.
+    var hasQueued: Bool { !queued.isEmpty }
 
     /// A packet identifier no message in flight holds; nil when all 65,535 do.
     private func freePacketID() -> UInt16? {

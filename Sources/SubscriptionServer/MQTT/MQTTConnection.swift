@@ -142,6 +142,8 @@ final class MQTTConnection: @unchecked Sendable {
     var simpleTopics = MQTTTopicCache()
     /// True once ``simpleTopics`` holds a topic.
     var hasSimpleTopics = false
+    /// True while a step that sends the session's waiting messages is scheduled (``Server/mqttOutputDrained(_:)``).
+    var isSendingQueued = false
     /// True once the connection ended as the client asked (DISCONNECT with 0x00): its will is not published.
     var willDiscarded = false
 

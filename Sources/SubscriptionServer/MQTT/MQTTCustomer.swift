@@ -16,18 +16,22 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
     /// them from the center (and forgets them) before the session can go, and nothing else keeps a customer
     /// (``MQTTTests`` end sessions while publications flow).
     unowned(unsafe) let session: MQTTClientSession
+    /// ``session`` as an unmanaged reference: the delivery path calls it without a retain and release (an
+    /// `unowned(unsafe)` reference is copied into a strong one each time it is used). The same invariant.
+    private let sessionRef: Unmanaged<MQTTClientSession>
     /// The shared subscription it stands for, nil for the session's plain subscriptions.
     let shared: MQTTSharedKey?
 
     init(session: MQTTClientSession, shared: MQTTSharedKey?) {
         self.session = session
+        self.sessionRef = Unmanaged.passUnretained(session)
         self.shared = shared
     }
 
     var retention: CustomerRetention { .untilRemoved }
 
     func receive(_ publication: Publication, on number: String) -> Bool {
-        session.deliver(publication, on: number, through: self)
+        sessionRef._withUnsafeGuaranteedRef { $0.deliver(publication, on: number, through: self) }
     }
 
     func receive(_ publication: Publication, on number: String, throughGroup group: String) -> Bool {

@@ -114,6 +114,7 @@ extension Server {
             // The client's QoS 2 message is released: its identifier may be used again. PUBCOMP in order with the
             // replies before it (a PUBREC may still be waiting for its publication's answer).
             let known = client.inboundQoS2.remove(ack.packetID) != nil
+            if known { front.inboundUnacknowledged = max(0, front.inboundUnacknowledged - 1) }
             let reason =
                 known || front.version == .v311 ? MQTTReasonCode.success : MQTTReasonCode.packetIdentifierNotFound
             respond(session, front, .pubcomp(MQTTAck(packetID: ack.packetID, reasonCode: reason)))
@@ -231,10 +232,12 @@ extension Server {
             let (code, why) = publicationAnswer(result, front)
             mqttAck(.puback(MQTTAck(packetID: id, reasonCode: code, properties: problem(why, front))), session, front)
         case .pubrec(let id):
-            front.inboundUnacknowledged -= 1
             let (code, why) = publicationAnswer(result, front)
-            // A refused QoS 2 message ends its exchange here: the identifier is free at once.
-            if code >= 0x80, let client = front.client { client.inboundQoS2.remove(id) }
+            // A QoS 2 message counts against the Receive Maximum until its PUBCOMP; a refused one ends its exchange
+            // here: the identifier is free at once.
+            if code >= 0x80, let client = front.client, client.inboundQoS2.remove(id) != nil {
+                front.inboundUnacknowledged -= 1
+            }
             mqttAck(.pubrec(MQTTAck(packetID: id, reasonCode: code, properties: problem(why, front))), session, front)
         case .subscribe(let index, let qos, let last, let undo):
             subscribed(index: index, granted: qos, result, session, front, last: last, undo: undo)
@@ -318,8 +321,9 @@ extension Server {
     /// `maximumPacketSize`.
     /// What ``mqttRendition(of:number:version:maximumPacketSize:)`` found.
     enum MQTTRenditionLookup {
-        /// The packet to queue.
-        case frame(Publication)
+        /// The packet to queue: unretained, held by ``mqttRenditions`` until the next publication's (the caller
+        /// queues it at once).
+        case frame(Unmanaged<Publication>)
         /// No packet for this client: the number has no topic, the message expired, or it is too large.
         case none
         /// A number starting with `$`: whether it reaches the client depends on its filters (MQTT's `$` rule).
@@ -335,8 +339,8 @@ extension Server {
         let slot = version == .v5 ? 2 : 0
         if mqttRenditions.source == ObjectIdentifier(publication) {
             if mqttRenditions.isDollar { return .dollar }
-            if let frame = mqttRenditions[slot] {
-                return frame.frameCount <= maximumPacketSize ? .frame(frame) : .none
+            if let frame = mqttRenditions.unretained(slot) {
+                return frame._withUnsafeGuaranteedRef { $0.frameCount } <= maximumPacketSize ? .frame(frame) : .none
             }
         } else if number.utf8.first == UInt8(ascii: "$") {
             mqttRenditions = MQTTRenditions(source: ObjectIdentifier(publication), kept: publication)
@@ -346,10 +350,11 @@ extension Server {
         guard let topic = mqttTopic(forNumber: number) else { return .none }
         let delivery = MQTTDelivery(topic: topic, qos: .atMostOnce, retain: false, subscriptionIDs: [])
         let now = publication.hasAttachment ? MonotonicClock.nanoseconds() : 0
-        return mqttRendition(
-            of: publication, delivery, version: version, maximumPacketSize: maximumPacketSize, now: now
-        )
-        .map { .frame($0) } ?? .none
+        guard
+            mqttRendition(of: publication, delivery, version: version, maximumPacketSize: maximumPacketSize, now: now)
+                != nil, let frame = mqttRenditions.unretained(slot)
+        else { return .none }
+        return .frame(frame)
     }
 
     func mqttRendition(
@@ -397,14 +402,32 @@ struct MQTTRenditions {
     /// True when the publication's number starts with `$`.
     var isDollar = false
     /// By `(version == 5.0 ? 2 : 0) + (retain ? 1 : 0)` (four fields, not an array: one is made per publication).
-    private var v311: Publication?
-    private var v311Retained: Publication?
-    private var v5: Publication?
-    private var v5Retained: Publication?
+    private var v311: Publication? { didSet { v311Ref = v311.map { Unmanaged.passUnretained($0) } } }
+    private var v311Retained: Publication? {
+        didSet { v311RetainedRef = v311Retained.map { Unmanaged.passUnretained($0) } }
+    }
+    private var v5: Publication? { didSet { v5Ref = v5.map { Unmanaged.passUnretained($0) } } }
+    private var v5Retained: Publication? { didSet { v5RetainedRef = v5Retained.map { Unmanaged.passUnretained($0) } } }
+    /// The same, unretained: read on every delivery without reference counting. Invariant: each is set with its
+    /// strong one, which keeps the packet.
+    private var v311Ref: Unmanaged<Publication>?
+    private var v311RetainedRef: Unmanaged<Publication>?
+    private var v5Ref: Unmanaged<Publication>?
+    private var v5RetainedRef: Unmanaged<Publication>?
 
     init(source: ObjectIdentifier? = nil, kept: Publication? = nil) {
         self.source = source
         self.kept = kept
+    }
+
+    /// The packet of `slot`, unretained (``MQTTRenditions`` holds it strongly).
+    func unretained(_ slot: Int) -> Unmanaged<Publication>? {
+        switch slot {
+        case 0: v311Ref
+        case 1: v311RetainedRef
+        case 2: v5Ref
+        default: v5RetainedRef
+        }
     }
 
     subscript(slot: Int) -> Publication? {

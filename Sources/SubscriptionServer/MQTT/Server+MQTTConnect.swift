@@ -105,14 +105,18 @@ extension Server {
         let expiry = min(asked, UInt32(clamping: settings.sessionExpiryMax))
         var sessionPresent = false
         let client: MQTTClientSession
+        // A connection still on the session is taken over first. The session is resumed (5.0 section 3.1.2.4: it
+        // is there when the CONNECT comes), also one whose expiry is 0: the old connection leaves it to the new one.
+        if let existing = mqttSessions[clientID], let old = existing.connection, old !== session,
+            let oldFront = old.mqtt
+        {
+            logger.info(
+                "MQTT session of '\(clientID)' taken over", metadata: ["session": "\(old.id)", "by": "\(session.id)"])
+            existing.handOver()
+            mqttClose(old, oldFront, MQTTReasonCode.sessionTakenOver, "session taken over", reason: .takenOver)
+            mqttConnectionEnded(old)
+        }
         if let existing = mqttSessions[clientID] {
-            if let old = existing.connection, old !== session, let oldFront = old.mqtt {
-                logger.info(
-                    "MQTT session of '\(clientID)' taken over",
-                    metadata: ["session": "\(old.id)", "by": "\(session.id)"])
-                mqttClose(old, oldFront, MQTTReasonCode.sessionTakenOver, "session taken over", reason: .takenOver)
-                mqttConnectionEnded(old)
-            }
             if connect.cleanStart {
                 endMQTTSession(existing)
                 client = MQTTClientSession(clientID: clientID, server: self, version: connect.version)

@@ -32,6 +32,13 @@ extension Server {
                 front.topicAliases[alias] = topic
             }
         }
+        // A QoS 2 publication seen already (its PUBREL not come): acknowledged again, not delivered again (nor
+        // counted again).
+        if publish.qos == .exactlyOnce, let id = publish.packetID, client.inboundQoS2.contains(id) {
+            front.expectations.append(.pubrec(id))
+            session.queue(.count(1))
+            return
+        }
         if publish.qos > .atMostOnce {
             front.inboundUnacknowledged += 1
             guard front.inboundUnacknowledged <= configuration.mqtt.receiveMaximum else {
@@ -39,12 +46,6 @@ extension Server {
                     session, front, MQTTReasonCode.receiveMaximumExceeded,
                     "more than \(configuration.mqtt.receiveMaximum) QoS 1 and 2 publications unacknowledged")
             }
-        }
-        // A QoS 2 publication seen already (its PUBREL not come): acknowledged again, not delivered again.
-        if publish.qos == .exactlyOnce, let id = publish.packetID, client.inboundQoS2.contains(id) {
-            front.expectations.append(.pubrec(id))
-            session.queue(.count(1))
-            return
         }
         let number: String
         var known = false

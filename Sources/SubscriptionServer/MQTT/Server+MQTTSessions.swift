@@ -124,6 +124,21 @@ extension Server {
         front.phase = .ended
     }
 
+    /// An MQTT connection's output drained while its session had messages waiting for room: they go on at the next
+    /// step of the loop (never from inside the flush that found the room), once per drain.
+    func mqttOutputDrained(_ session: Session) {
+        guard let front = session.mqtt, !front.isSendingQueued else { return }
+        front.isSendingQueued = true
+        queue.async { [self] in
+            front.isSendingQueued = false
+            guard session.machine.phase == .open, let client = front.client, client.connection === session else {
+                return
+            }
+            client.sendQueued()
+            loop.endOfTurn()
+        }
+    }
+
     /// A session's queue of QoS 1 and 2 messages passed `max_pending`: told once on `$SYS.mqtt.queue_full` until it
     /// has room again (each message dropped is counted in STATS `mqtt_queue_dropped`).
     func mqttQueueFull(_ client: MQTTClientSession, queuedBytes: Int) {
@@ -193,6 +208,14 @@ extension Server {
     /// Publishes a will as its client would have (its `from=`, its rights, `mqtt_create`), to the center and the
     /// other nodes; one the client may no longer publish is dropped and logged.
     func publishWill(_ will: MQTTWill, by client: ClientState) {
+        // A connection's end may come from inside a delivery or a flush (a write that failed): the will goes out at
+        // the end of the turn, as a `$SYS` notification does, and before the `$SYS.client.disconnected` of its
+        // connection (posted after this call).
+        loop.atEndOfTurn { [unowned self] in publishWillNow(will, by: client) }
+    }
+
+    /// ``publishWill(_:by:)``'s work, on a step of its own.
+    private func publishWillNow(_ will: MQTTWill, by client: ClientState) {
         if let refusal = willRefusal(will, client) {
             logger.info("MQTT will not published: \(refusal.message)")
             return
@@ -250,7 +273,6 @@ extension Server {
         stats.messagesDelivered += UInt64(receivers)
         stats.mqttWills += 1
         numberCounters.published(to: number)
-        loop.endOfTurn()
     }
 }
 

@@ -18,7 +18,7 @@ extension Server {
         var commands: [(MQTTConnection.PendingCommand, MQTTConnection.Expectation)] = []
         for (index, entry) in subscribe.filters.enumerated() {
             let key: MQTTSubscriptionKey
-            let patterns: MQTTFilterPatterns
+            var patterns: MQTTFilterPatterns
             do throws(MQTTTopicError) {
                 let shared = try MQTTTopicMap.sharedSubscription(entry.filter)
                 key = MQTTSubscriptionKey(filter: shared?.filter ?? entry.filter, group: shared?.group)
@@ -34,10 +34,13 @@ extension Server {
             }
             let existed = client.subscription(key) != nil
             let customer = client.customer(for: key)
-            if let refusal = subscribeRefusal(patterns, session.client) {
+            if let refusal = subscribeRefusal(patterns.pattern, session.client) {
                 refuseFilter(index, Self.mqttReasonCode(for: refusal), refusal.message, front)
                 continue
             }
+            // A parent the user may not subscribe to is left out: `public/#` for a user of `public.>` gets what is
+            // below `public`, not `public` itself.
+            if let parent = patterns.parent, subscribeRefusal(parent, session.client) != nil { patterns.parent = nil }
             let isExact = (try? Names.checkPattern(patterns.pattern)) == false
             var needsCreate = false
             if isExact && !center.contains(patterns.pattern) {
@@ -111,15 +114,12 @@ extension Server {
             || (subscription.parentSubscribed && subscription.patterns.parent == pattern)
     }
 
-    /// Why the client may not subscribe to a filter's patterns (its user's rights), checked before any command so
-    /// that neither of a filter's two patterns is subscribed when the other may not be.
-    private func subscribeRefusal(_ patterns: MQTTFilterPatterns, _ client: ClientState) -> ProtocolError? {
-        for pattern in [patterns.pattern] + (patterns.parent.map { [$0] } ?? []) {
-            do throws(ProtocolError) {
-                try CommandPolicy.authorize(.subscribe(pattern: pattern, from: nil, group: nil), for: client)
-            } catch {
-                return error
-            }
+    /// Why the client may not subscribe to `pattern` (its user's rights), checked before any command.
+    private func subscribeRefusal(_ pattern: String, _ client: ClientState) -> ProtocolError? {
+        do throws(ProtocolError) {
+            try CommandPolicy.authorize(.subscribe(pattern: pattern, from: nil, group: nil), for: client)
+        } catch {
+            return error
         }
         return nil
     }
