@@ -14,7 +14,7 @@ ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR ?= $(PREFIX)/share/fish/vendor_completions.d
 SUDO        = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps deps-test deps-peers apt build release run console screenshot bench-console test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers fuzz fuzz-path fuzz-ws fuzz-mqtt \
+.PHONY: all deps deps-test deps-peers apt build release run console screenshot bench-console test format lint tsan cluster alloc-guard alloc-guard-release bench bench-peers bench-mqtt fuzz fuzz-path fuzz-ws fuzz-mqtt \
 	install install-cluster-dropin uninstall clean
 
 all: build
@@ -205,6 +205,15 @@ bench-peers: release deps-peers
 	@test -x "$(PEERS)" || { echo "no $(PEERS): the side-by-side harness lives in the shared folder next to the project"; exit 1; }
 	"$(PEERS)" --reps $(PEER_REPS) --out .build/bench-peers \
 		--subd "$$($(SWIFT) build -c release --show-bin-path)/subd --listen 127.0.0.1:{port} --log-level warning"
+
+## bench-mqtt: subd's MQTT front beside Mosquitto and subd's own protocol with the side-by-side harness's load
+## client (../shared/bench, every MQTT scenario, MQTT_REPS runs each, alternating), then QoS 1 through a persistent
+## session (scripts/mqtt-bench.sh): the table of docs/BENCHMARKS.md, "Issue 25"
+MQTT_REPS ?= 3
+bench-mqtt: release
+	@command -v mosquitto >/dev/null && command -v mosquitto_pub >/dev/null \
+		|| $(MAKE) --no-print-directory apt PACKAGES="mosquitto mosquitto-clients"
+	scripts/mqtt-bench.sh "$$($(SWIFT) build -c release --show-bin-path)" --reps $(MQTT_REPS)
 
 ## deps-peers: the peers bench-peers compares with (Debian's redis-server, nats-server, mosquitto)
 deps-peers:

@@ -219,11 +219,11 @@ let package = Package(
         // Real subd and subctl processes over real sockets. Speaks the wire protocol as any outside client would;
         // only ReconnectingClientTests imports the client library, to test its reconnecting against subd processes that
         // are killed and started again. The dependency also makes `swift test` build the binaries first.
-        // AllocationBudget.txt, websocket-client.py and mqtt_client.py are read from the source tree (next to the
-        // tests), not bundled.
+        // AllocationBudget.txt, websocket-client.py, mqtt_client.py and mqtt_interop.py are read from the source tree
+        // (next to the tests), not bundled.
         .testTarget(
             name: "IntegrationTests", dependencies: ["SubscriptionClient", "SubscriptionWire", "TestSupport"],
-            exclude: ["AllocationBudget.txt", "websocket-client.py", "mqtt_client.py"]
+            exclude: ["AllocationBudget.txt", "websocket-client.py", "mqtt_client.py", "mqtt_interop.py"]
         ),
     ]
 )

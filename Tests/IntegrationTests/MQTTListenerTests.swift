@@ -2,8 +2,9 @@ import Foundation
 import XCTest
 
 /// The other ways in: `mqtts://` (TLS with a self-signed certificate made by openssl, mosquitto's clients trusting
-/// it with --cafile) and MQTT over WebSocket on a `ws://` listener (paho asking for the subprotocol `mqtt`), each
-/// exchanging messages with a line client both ways.
+/// it with --cafile, a client certificate naming its user as on `tls://`) and MQTT over WebSocket on `ws://` and
+/// `wss://` listeners (paho asking for the subprotocol `mqtt`), each exchanging messages with a line client both
+/// ways.
 final class MQTTListenerTests: MQTTTestCase {
     private var files: TLSFiles?
 
@@ -81,6 +82,82 @@ final class MQTTListenerTests: MQTTTestCase {
             let mid = try client.publish("ws/y", Array("from ws v\(version)".utf8), qos: 1)
             XCTAssertEqual(try client.ack(MQTTType.puback), MQTTAck(packetID: UInt16(mid), code: 0))
             XCTAssertEqual(try line.nextMessage(), Message("ws.y", text: "from ws v\(version)", from: "ws\(version)"))
+            try client.disconnect()
+        }
+    }
+
+    func testAClientCertificateOverMQTTSNamesItsUserWithItsRights() throws {
+        let files = try certificate()
+        let alice = try files.selfSigned("alice", commonName: "alice")
+        let config = mqttConfig(
+            numbers: ["tls.x", "other.x"],
+            [
+                "tls_cert: \"\(files.path("server.crt"))\"", "tls_key: \"\(files.path("server.key"))\"",
+                "tls_client_ca: \"\(alice.certificate)\"",
+                "users:",
+                "  - name: alice", "    secret_hash: \"\(try hashSecret("alice-pw"))\"",
+                "    publish: [\"tls.>\"]", "    subscribe: [\"tls.>\"]",
+                "  - name: admin", "    secret_hash: \"\(try hashSecret("admin-pw"))\"",
+                "    publish: [\">\"]", "    subscribe: [\">\"]",
+            ])
+        let daemon = try startMQTTDaemon(config, extraListeners: ["mqtts://127.0.0.1:0"])
+        let port = try daemon.mqttsPort()
+        let line = try connect(daemon, "admin")
+        XCTAssertTrue(try line.command("HELLO name=admin token=admin-pw").description.hasPrefix("+OK subd"))
+        try subscribe(line, "tls.x", "other.x")
+        let tls = [
+            "-h", "127.0.0.1", "--cafile", files.path("server.crt"), "--cert", alice.certificate, "--key", alice.key,
+        ]
+        for version in ["mqttv311", "mqttv5"] {
+            // No user name or password: the certificate names the user.
+            let (status, output) = try mosquittoPub(
+                port: port, tls + ["-V", version, "-q", "1", "-i", "alice-\(version)", "-t", "tls/x", "-m", version])
+            XCTAssertEqual(status, 0, output)
+            XCTAssertEqual(try line.nextMessage(), Message("tls.x", text: version, from: "alice"), version)
+            // With alice's rights only: other.x is refused (5.0's PUBACK 0x87, 3.1.1's PUBACK and dropped).
+            _ = try mosquittoPub(port: port, tls + ["-V", version, "-q", "1", "-t", "other/x", "-m", "no"])
+        }
+        let sub = try mosquittoSub(daemon, tls + ["-V", "mqttv5", "-t", "tls/x", "-t", "other/x"], port: port)
+        XCTAssertEqual(sub.granted, [0, 0x87])
+        XCTAssertEqual(try line.pub("tls.x", Array("to alice".utf8)), .ok("2"))
+        XCTAssertEqual(try line.nextMessage(), Message("tls.x", text: "to alice", from: "admin"))
+        XCTAssertEqual(
+            try sub.next(),
+            MosquittoSub.Received(topic: "tls/x", qos: 0, retain: false, payload: Array("to alice".utf8)))
+        XCTAssertEqual(try line.pushesBeforePing(), [], "nothing reached other.x")
+        // Without a client certificate the handshake is refused.
+        let (status, _) = try mosquittoPub(
+            port: port, ["-h", "127.0.0.1", "--cafile", files.path("server.crt"), "-t", "tls/x", "-m", "anonymous"])
+        XCTAssertNotEqual(status, 0)
+        XCTAssertEqual(try line.pushesBeforePing(), [])
+    }
+
+    func testMQTTOverSecureWebSocketWithPaho() throws {
+        let files = try certificate()
+        let daemon = try startMQTTDaemon(
+            mqttConfig(
+                numbers: ["wss.x", "wss.y"],
+                ["tls_cert: \"\(files.path("server.crt"))\"", "tls_key: \"\(files.path("server.key"))\""]),
+            extraListeners: ["wss://127.0.0.1:0/mqtt"])
+        let port = try daemon.webSocketPort(secure: true)
+        let line = try connect(daemon, "line")
+        try subscribe(line, "wss.y")
+        for version in [4, 5] {
+            let (client, ack) = try paho(
+                daemon,
+                [
+                    "version": version, "client_id": "wss\(version)", "transport": "websockets", "path": "/mqtt",
+                    "cafile": files.path("server.crt"),
+                ], port: port, label: "paho wss v\(version)")
+            XCTAssertEqual(ack.code, 0)
+            XCTAssertEqual(try client.subscribe("wss/x", qos: 1).codes, [1])
+            XCTAssertEqual(try line.pub("wss.x", Array("to wss v\(version)".utf8)), .ok("1"))
+            let got = try client.nextPublish()
+            XCTAssertEqual([got.topic, got.text], ["wss/x", "to wss v\(version)"])
+            let mid = try client.publish("wss/y", Array("over wss v\(version)".utf8), qos: 1)
+            XCTAssertEqual(try client.ack(MQTTType.puback), MQTTAck(packetID: UInt16(mid), code: 0))
+            XCTAssertEqual(
+                try line.nextMessage(), Message("wss.y", text: "over wss v\(version)", from: "wss\(version)"))
             try client.disconnect()
         }
     }

@@ -30,12 +30,13 @@ final class MQTTMessage {
         self.receivedAt = receivedAt
     }
 
-    /// The properties of a PUBLISH that travel to subscribers: the others (topic alias, subscription identifiers)
-    /// are the hop's own.
+    /// The properties of a PUBLISH (or a will) that travel to subscribers: the others (topic alias, subscription
+    /// identifiers, a will's delay) are the hop's own, or not PUBLISH properties at all.
     static func forwarded(_ properties: MQTTProperties) -> MQTTProperties {
         guard !properties.isEmpty else { return properties }
         var kept = properties
         if kept.topicAlias != nil { kept.topicAlias = nil }
+        if kept.willDelayInterval != nil { kept.willDelayInterval = nil }
         if !kept.subscriptionIdentifiers.isEmpty { kept.subscriptionIdentifiers = [] }
         return kept.isEmpty ? MQTTProperties() : kept
     }

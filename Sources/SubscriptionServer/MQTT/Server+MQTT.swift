@@ -192,6 +192,9 @@ extension Server {
         front.phase = .ended
         front.pendingCommands.removeAll()
         session.requestClose(reason)
+        // The MQTT session ends now, not when the peer's end of the close comes (up to Session.closeDeadline
+        // later, never for a client that is gone): the will goes out, the session is free to be resumed.
+        mqttConnectionEnded(session)
     }
 
     /// The client's DISCONNECT: 0x00 discards the will, 0x04 keeps it; a 5.0 client may change its session's expiry
