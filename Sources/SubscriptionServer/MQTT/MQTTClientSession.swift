@@ -46,7 +46,10 @@ final class MQTTClientSession: @unchecked Sendable {
     private(set) var sharedCustomers: [MQTTSharedKey: MQTTCustomer] = [:]
     /// Its subscriptions.
     private(set) var subscriptions: [MQTTSubscriptionKey: MQTTSubscription] = [:] {
-        didSet { simpleQoS = Self.simpleQoS(of: subscriptions) }
+        didSet {
+            simpleQoS = Self.simpleQoS(of: subscriptions)
+            updateLane()
+        }
     }
     /// When every plain subscription asks for one QoS and nothing else (no no-local, no retain-as-published, no
     /// subscription identifier), that QoS: a delivery through the plain customer then needs no look at which of them
@@ -63,7 +66,10 @@ final class MQTTClientSession: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private(set) var connection: Session? {
-        didSet { connectionRef = connection.map { Unmanaged.passUnretained($0) } }
+        didSet {
+            connectionRef = connection.map { Unmanaged.passUnretained($0) }
+            updateLane()
+        }
     }
     /// ``connection`` unretained, for the delivery path (a read of the strong reference retains and releases it).
     /// Invariant: set with it, so it refers to a session ``connection`` holds.
@@ -75,14 +81,18 @@ final class MQTTClientSession: @unchecked Sendable {
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    var version: MQTTVersion
+    var version: MQTTVersion {
+        didSet { updateLane() }
+    }
     /// How many QoS 1 and 2 messages the client takes unacknowledged (its Receive Maximum; 65,535 when it gave none).
     var clientReceiveMaximum = 65_535
     /// The largest packet the client takes (its Maximum Packet Size).
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    var clientMaximumPacketSize = Int.max
+    var clientMaximumPacketSize = Int.max {
+        didSet { updateLane() }
+    }
     /// Messages in flight by packet identifier, and the identifiers in the order they were sent (a resume sends them
     /// again in that order).
     #if !DEBUG
@@ -128,6 +138,20 @@ final class MQTTClientSession: @unchecked Sendable {
         self.server = server
         self.version = version
         self.customer = MQTTCustomer(session: self, shared: nil)
+        updateLane()
+    }
+
+    /// Gives the plain customer the common case's state (``MQTTCustomer/Lane``): connected, its plain subscriptions
+    /// all asking one QoS; nil otherwise. Called whenever one of them changes.
+    private func updateLane() {
+        guard let customer else { return }
+        if let connectionRef, let simpleQoS {
+            customer.lane = MQTTCustomer.Lane(
+                connection: connectionRef, server: Unmanaged.passUnretained(server), qos: simpleQoS, version: version,
+                maximumPacketSize: clientMaximumPacketSize)
+        } else {
+            customer.lane = nil
+        }
     }
 
     // MARK: Connection

@@ -1,4 +1,5 @@
 import SubscriptionCenter
+import SubscriptionMQTT
 import SubscriptionProtocol
 
 /// An MQTT client's customer in the center: its session's plain subscriptions share one, and each shared
@@ -22,6 +23,25 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
     /// The shared subscription it stands for, nil for the session's plain subscriptions.
     let shared: MQTTSharedKey?
 
+    /// What the common delivery needs, kept here so that it touches the customer and the connection only (a fan-out
+    /// to 500 clients reads 500 more objects otherwise): the session's connection, while it has one and its plain
+    /// subscriptions all ask one QoS. Unretained references. Invariant: the session sets it, and clears it, whenever
+    /// its connection, subscriptions, version or the client's Maximum Packet Size change (so the connection is the
+    /// one the session holds); the server outlives every session.
+    struct Lane {
+        var connection: Unmanaged<Session>
+        var server: Unmanaged<Server>
+        var qos: MQTTQoS
+        var version: MQTTVersion
+        var maximumPacketSize: Int
+    }
+
+    /// The common case's state, set by the session (plain customers only); nil when the session decides.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var lane: Lane?
+
     init(session: MQTTClientSession, shared: MQTTSharedKey?) {
         self.session = session
         self.sessionRef = Unmanaged.passUnretained(session)
@@ -31,7 +51,24 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
     var retention: CustomerRetention { .untilRemoved }
 
     func receive(_ publication: Publication, on number: String) -> Bool {
-        sessionRef._withUnsafeGuaranteedRef { $0.deliver(publication, on: number, through: self) }
+        // The common case, as lean as a line subscriber's: a connected client whose plain subscriptions all ask one
+        // QoS, a QoS 0 delivery, no `$` number: the packet made once for all (MQTTClientSession.deliver's first
+        // case, without a look at the session).
+        if let lane, lane.qos == .atMostOnce || !publication.hasAttachment {
+            let found = lane.server._withUnsafeGuaranteedRef {
+                $0.mqttRendition(
+                    of: publication, number: number, version: lane.version, maximumPacketSize: lane.maximumPacketSize)
+            }
+            switch found {
+            case .frame(let frame):
+                return lane.connection._withUnsafeGuaranteedRef { connection in
+                    frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
+                }
+            case .none: return false
+            case .dollar: break  // the `$` rule: the session looks at the subscriptions
+            }
+        }
+        return sessionRef._withUnsafeGuaranteedRef { $0.deliver(publication, on: number, through: self) }
     }
 
     func receive(_ publication: Publication, on number: String, throughGroup group: String) -> Bool {

@@ -14,7 +14,15 @@ struct MQTTTopicCache {
     private struct Slot {
         var hash = 0
         var topic: [UInt8] = []
+        /// The topic as a string: what a delivery to `number` is sent under (the topic map is one-to-one).
+        var name = ""
         var number = ""
+    }
+
+    /// A topic found: its number, and its name (the topic a PUBLISH to the number's MQTT subscribers carries).
+    struct Hit {
+        var number: String
+        var topic: String
     }
 
     private var slots: [Slot] = []
@@ -23,7 +31,7 @@ struct MQTTTopicCache {
 
     /// The number of the topic whose name is `topic`'s bytes, nil when it is not here (or a number was removed
     /// since: the cache starts again).
-    mutating func number(of topic: ArraySlice<UInt8>, removals: UInt64) -> String? {
+    mutating func number(of topic: ArraySlice<UInt8>, removals: UInt64) -> Hit? {
         guard !slots.isEmpty else { return nil }
         guard removals == self.removals else {
             slots = []
@@ -32,29 +40,31 @@ struct MQTTTopicCache {
         let hash = topic.withUnsafeBytes { NameBytes.hash($0, seed: 0) }
         return slots.withUnsafeBufferPointer { slots in
             for step in 0..<Self.probes {
-                let slot = slots[(hash &+ step) & (Self.capacity - 1)]
-                guard slot.hash == hash, slot.topic.count == topic.count else { continue }
-                let same = slot.topic.withUnsafeBytes { cached in
+                // Read in place (a copy of the slot would retain and release its three buffers per probe).
+                let index = (hash &+ step) & (Self.capacity - 1)
+                guard slots[index].hash == hash, slots[index].topic.count == topic.count else { continue }
+                let same = slots[index].topic.withUnsafeBytes { cached in
                     topic.withUnsafeBytes { NameBytes.equal(cached, $0) }
                 }
-                if same { return slot.number }
+                if same { return Hit(number: slots[index].number, topic: slots[index].name) }
             }
             return nil
         }
     }
 
     /// Remembers that `topic` is the plain, existing number `number`, as of the center's `removals`.
-    mutating func insert(_ topic: [UInt8], number: String, removals: UInt64) {
+    mutating func insert(_ topic: String, number: String, removals: UInt64) {
         if slots.isEmpty || removals != self.removals {
             slots = [Slot](repeating: Slot(), count: Self.capacity)
             self.removals = removals
         }
-        let hash = topic.withUnsafeBytes { NameBytes.hash($0, seed: 0) }
+        let bytes = Array(topic.utf8)
+        let hash = bytes.withUnsafeBytes { NameBytes.hash($0, seed: 0) }
         var free = hash & (Self.capacity - 1)
         for step in 0..<Self.probes where slots[(hash &+ step) & (Self.capacity - 1)].topic.isEmpty {
             free = (hash &+ step) & (Self.capacity - 1)
             break
         }
-        slots[free] = Slot(hash: hash, topic: topic, number: number)
+        slots[free] = Slot(hash: hash, topic: bytes, name: topic, number: number)
     }
 }

@@ -317,11 +317,6 @@ extension Server {
         return topic
     }
 
-    /// The PUBLISH packet of a QoS 0 delivery of `publication` (no packet identifier, no subscription identifier) for
-    /// `version`, as a frame publication (``Publication/rendition(frame:)``): made once for the deliveries of one
-    /// publication and kept until the next one, so that its subscribers queue one frame as line subscribers do
-    /// (copied once into the frame log, or shared). Nil when the message expired or the packet is larger than
-    /// `maximumPacketSize`.
     /// What ``mqttRendition(of:number:version:maximumPacketSize:)`` found.
     enum MQTTRenditionLookup {
         /// The packet to queue: unretained, held by ``mqttRenditions`` until the next publication's (the caller
@@ -360,6 +355,11 @@ extension Server {
         return .frame(frame)
     }
 
+    /// The PUBLISH packet of a QoS 0 delivery of `publication` (no packet identifier, no subscription identifier) for
+    /// `version`, as a frame publication (``Publication/rendition(frame:)``): made once for the deliveries of one
+    /// publication and kept until the next one, so that its subscribers queue one frame as line subscribers do
+    /// (copied once into the frame log, or shared). Nil when the message expired or the packet is larger than
+    /// `maximumPacketSize`.
     func mqttRendition(
         of publication: Publication, _ delivery: MQTTDelivery, version: MQTTVersion, maximumPacketSize: Int,
         now: UInt64

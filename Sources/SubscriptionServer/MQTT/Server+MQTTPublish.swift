@@ -73,7 +73,7 @@ extension Server {
             if publish.qos == .atMostOnce && !publish.retain && publish.properties.isEmpty && !known,
                 publish.properties.topicAlias == nil, isPlain(number)
             {
-                front.simpleTopics.insert(Array(topic.utf8), number: number, removals: center.removals)
+                front.simpleTopics.insert(topic, number: number, removals: center.removals)
                 front.hasSimpleTopics = true
             }
         } else {
@@ -151,9 +151,12 @@ extension Server {
         guard front.phase == .connected, let client = front.client, front.expectations.isEmpty,
             front.directExpectation == nil, session.stagedValues == 0, session.repliesInFlight.isEmpty,
             let publish = front.decoder.peekSimplePublish(),
-            let number = front.simpleTopics.number(of: publish.topic, removals: center.removals)
+            let hit = front.simpleTopics.number(of: publish.topic, removals: center.removals)
         else { return false }
         front.decoder.consume(publish)
+        let number = hit.number
+        // The deliveries to MQTT subscribers ask for this number's topic next: it is this one.
+        lastMQTTTopic = (number, hit.topic)
         guard publish.payload.count <= configuration.maxPayload else {
             stats.mqttRefused += 1
             return true
