@@ -110,13 +110,22 @@ PY
 
 # QoS 1 through a persistent session, on a fresh server of each kind (a heap that served the scenarios above has
 # free memory a queue would reuse, and the RSS would not grow): a subscriber session (clean session off) subscribes
-# at QoS 1 and goes away; mosquitto_pub -q 1 then publishes `queued` messages of 128 bytes, 20 unacknowledged at
-# most (its publish-to-acknowledge rate), and the server's RSS before and after gives the memory per queued message;
-# then the session comes back and takes them all. subd's max_pending and Mosquitto's max_queued_messages (the
+# at QoS 1 and goes away; mosquitto_pub -q 1 --repeat then publishes `queued` messages of 128 bytes, each once the
+# one before is acknowledged (its rate is a round trip's: -M, its window, does not change it), and the server's RSS before and after gives the memory per queued message;
+# then the session comes back and takes them all; last, scripts/mqtt-qos1-window.py publishes QoS 1 with 1 and with
+# 100 messages unacknowledged (no subscriber). subd's max_pending and Mosquitto's max_queued_messages (the
 # bounds of the queue) are raised to hold them all.
 kill "$subd_pid" "$mosq_pid" 2>/dev/null || true
 rss_kib() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
 payload=$(printf 'x%.0s' $(seq 128))
+window_run() {  # NAME PORT: QoS 1 with 1 and 100 unacknowledged (a round trip's rate, and a busy publisher's)
+  local name="$1" port="$2" window
+  for window in 1 100; do
+    printf '%s: QoS 1, no subscriber, %s in flight: %s\n' "$name" "$window" \
+      "$(python3 "$(dirname "$0")/mqtt-qos1-window.py" "$port" "$qos1_count" "$window")"
+  done
+}
+qos1_count=50000
 queue_run() {  # NAME PID PORT
   local name="$1" pid="$2" port="$3" start end rss_before rss_after received
   for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break; sleep 0.1; done
@@ -147,6 +156,7 @@ SUBD_MAX_PENDING=1073741824 "$bin/subd" --listen "127.0.0.1:$(free_port)" --list
   --log-level warning > "$dir/subd-queue.log" 2>&1 &
 queue_pid=$!; pids+=($queue_pid)
 queue_run "subd MQTT" "$queue_pid" "$queue_port"
+window_run "subd MQTT" "$queue_port"
 kill "$queue_pid"
 queue_port=$(free_port)
 printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_queued_messages %s\n' "$queue_port" "$((queued * 2))" \
@@ -154,3 +164,4 @@ printf 'listener %s 127.0.0.1\nallow_anonymous true\nmax_queued_messages %s\n' "
 "$mosquitto" -c "$dir/mosquitto-queue.conf" > "$dir/mosquitto-queue.log" 2>&1 &
 queue_pid=$!; pids+=($queue_pid)
 queue_run "Mosquitto" "$queue_pid" "$queue_port"
+window_run "Mosquitto" "$queue_port"

@@ -22,6 +22,8 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
     private let sessionRef: Unmanaged<MQTTClientSession>
     /// The shared subscription it stands for, nil for the session's plain subscriptions.
     let shared: MQTTSharedKey?
+    /// Its session's identity (the publisher no-local compares with), taken once.
+    let sessionID: ObjectIdentifier
 
     /// What the common delivery needs, kept here so that it touches the customer and the connection only (a fan-out
     /// to 500 clients reads 500 more objects otherwise): the session's connection, while it has one and its plain
@@ -46,7 +48,11 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
         self.session = session
         self.sessionRef = Unmanaged.passUnretained(session)
         self.shared = shared
+        self.sessionID = ObjectIdentifier(session)
     }
+
+    /// True once its session ended (read without a retain and release of the session).
+    var isSessionEnded: Bool { sessionRef._withUnsafeGuaranteedRef { $0.isEnded } }
 
     var retention: CustomerRetention { .untilRemoved }
 

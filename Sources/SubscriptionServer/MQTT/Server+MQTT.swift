@@ -27,7 +27,7 @@ extension Server {
     func run(_ command: consuming Command, for session: Session, customer: MQTTCustomer, message: MQTTMessage?) {
         // A command of a session that ended meanwhile (taken over with a clean start, expired) does not run: its
         // customers left the center for good. Its reply still comes, in its turn.
-        guard !customer.session.isEnded else {
+        guard !customer.isSessionEnded else {
             return session.queueError(ProtocolError(.limit, "the MQTT session ended"))
         }
         if session.stagedValues > 0 {
@@ -44,7 +44,7 @@ extension Server {
         }
         let reply: Reply
         mqttPublishing = message
-        mqttPublisherID = ObjectIdentifier(customer.session)
+        mqttPublisherID = customer.sessionID
         defer {
             mqttPublishing = nil
             mqttPublisherID = nil
@@ -341,7 +341,7 @@ extension Server {
                 return frame._withUnsafeGuaranteedRef { $0.frameCount } <= maximumPacketSize ? .frame(frame) : .none
             }
         } else if number.utf8.first == UInt8(ascii: "$") {
-            mqttRenditions = MQTTRenditions(source: ObjectIdentifier(publication), kept: publication)
+            mqttRenditions.start(publication)
             mqttRenditions.isDollar = true
             return .dollar
         }
@@ -366,7 +366,7 @@ extension Server {
     ) -> Publication? {
         let slot = (version == .v5 ? 2 : 0) + (delivery.retain ? 1 : 0)
         if mqttRenditions.source != ObjectIdentifier(publication) {
-            mqttRenditions = MQTTRenditions(source: ObjectIdentifier(publication), kept: publication)
+            mqttRenditions.start(publication)
         } else if let frame = mqttRenditions[slot] {
             return frame.frameCount <= maximumPacketSize ? frame : nil
         }
@@ -421,6 +421,18 @@ struct MQTTRenditions {
     init(source: ObjectIdentifier? = nil, kept: Publication? = nil) {
         self.source = source
         self.kept = kept
+    }
+
+    /// Starts over for `publication`: its identity and a strong reference, none of its packets yet. In place, field
+    /// by field (a new value assigned over this one is copied and destroyed whole, on every publication).
+    mutating func start(_ publication: Publication) {
+        source = ObjectIdentifier(publication)
+        kept = publication
+        isDollar = false
+        if v311 != nil { v311 = nil }
+        if v311Retained != nil { v311Retained = nil }
+        if v5 != nil { v5 = nil }
+        if v5Retained != nil { v5Retained = nil }
     }
 
     /// The packet of `slot`, unretained (``MQTTRenditions`` holds it strongly).
