@@ -174,6 +174,12 @@ public final class Publication: ManagedBuffer<PublicationLayout, UInt8> {
     /// The number it was sent to.
     public var number: String { string(4, layout.numberCount) }
 
+    /// True when its number starts with `$` (a system number: MQTT's wildcards at the first level do not match it),
+    /// read in place, without making the number's string.
+    public var numberStartsWithDollar: Bool {
+        layout.numberCount > 0 && withUnsafeMutablePointerToElements { $0[4] } == UInt8(ascii: "$")
+    }
+
     /// The publisher's name (from `HELLO name=`), if it gave one.
     public var sender: String? {
         let layout = layout

@@ -61,6 +61,14 @@ final class PublicationTests: XCTestCase {
         }
     }
 
+    /// A system number is told apart in place, by its first byte only.
+    func testNumberStartsWithDollar() {
+        for (number, expected) in [("$SYS.stats", true), ("$", true), ("SYS.$x", false), ("A", false), ("ÉTÉ", false)] {
+            let publication = Publication.make(number: number, sender: "$me", info: [], payload: bytes("$"))
+            XCTAssertEqual(publication.numberStartsWithDollar, expected, number)
+        }
+    }
+
     func testAFrameParsesBackAsAPublish() {
         // A MSG frame has the same shape as a PUB frame; reusing the parser checks the framing end to end.
         let payload = bytes("line one\nline two\n")

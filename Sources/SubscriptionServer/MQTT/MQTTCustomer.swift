@@ -61,6 +61,15 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
         // QoS, a QoS 0 delivery, no `$` number: the packet made once for all (MQTTClientSession.deliver's first
         // case, without a look at the session).
         if let lane, lane.qos == .atMostOnce || !publication.hasAttachment {
+            // The packet the first subscriber's delivery made, for the others.
+            if let frame = lane.server._withUnsafeGuaranteedRef({
+                $0.mqttRenditions.madeFrame(
+                    of: publication, version: lane.version, maximumPacketSize: lane.maximumPacketSize)
+            }) {
+                return lane.connection._withUnsafeGuaranteedRef { connection in
+                    frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
+                }
+            }
             let found = lane.server._withUnsafeGuaranteedRef {
                 $0.mqttRendition(
                     of: publication, number: number, version: lane.version, maximumPacketSize: lane.maximumPacketSize)

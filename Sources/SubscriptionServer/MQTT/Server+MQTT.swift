@@ -340,10 +340,9 @@ extension Server {
             if let frame = mqttRenditions.unretained(slot) {
                 return frame._withUnsafeGuaranteedRef { $0.frameCount } <= maximumPacketSize ? .frame(frame) : .none
             }
-        } else if number.utf8.first == UInt8(ascii: "$") {
+        } else {
             mqttRenditions.start(publication)
-            mqttRenditions.isDollar = true
-            return .dollar
+            if mqttRenditions.isDollar { return .dollar }
         }
         guard let topic = mqttTopic(forNumber: number) else { return .none }
         let delivery = MQTTDelivery(topic: topic, qos: .atMostOnce, retain: false, subscriptionIDs: [])
@@ -402,14 +401,25 @@ extension Server {
 struct MQTTRenditions {
     var source: ObjectIdentifier?
     var kept: Publication?
-    /// True when the publication's number starts with `$`.
-    var isDollar = false
+    /// True when the publication's number starts with `$` (set by ``start(_:)``, whichever delivery comes first: a
+    /// packet made for a `$SYS/#` subscriber is never handed to a `#` one).
+    private(set) var isDollar = false
     /// By `(version == 5.0 ? 2 : 0) + (retain ? 1 : 0)` (four fields, not an array: one is made per publication).
-    private var v311: Publication? { didSet { v311Ref = v311.map { Unmanaged.passUnretained($0) } } }
+    private var v311: Publication? {
+        didSet {
+            v311Ref = v311.map { Unmanaged.passUnretained($0) }
+            v311Count = v311?.frameCount ?? 0
+        }
+    }
     private var v311Retained: Publication? {
         didSet { v311RetainedRef = v311Retained.map { Unmanaged.passUnretained($0) } }
     }
-    private var v5: Publication? { didSet { v5Ref = v5.map { Unmanaged.passUnretained($0) } } }
+    private var v5: Publication? {
+        didSet {
+            v5Ref = v5.map { Unmanaged.passUnretained($0) }
+            v5Count = v5?.frameCount ?? 0
+        }
+    }
     private var v5Retained: Publication? { didSet { v5RetainedRef = v5Retained.map { Unmanaged.passUnretained($0) } } }
     /// The same, unretained: read on every delivery without reference counting. Invariant: each is set with its
     /// strong one, which keeps the packet.
@@ -417,6 +427,9 @@ struct MQTTRenditions {
     private var v311RetainedRef: Unmanaged<Publication>?
     private var v5Ref: Unmanaged<Publication>?
     private var v5RetainedRef: Unmanaged<Publication>?
+    /// The sizes of ``v311`` and ``v5`` (0 without one), read without a look at the packet.
+    private var v311Count = 0
+    private var v5Count = 0
 
     init(source: ObjectIdentifier? = nil, kept: Publication? = nil) {
         self.source = source
@@ -428,11 +441,27 @@ struct MQTTRenditions {
     mutating func start(_ publication: Publication) {
         source = ObjectIdentifier(publication)
         kept = publication
-        isDollar = false
+        isDollar = publication.numberStartsWithDollar
         if v311 != nil { v311 = nil }
         if v311Retained != nil { v311Retained = nil }
         if v5 != nil { v5 = nil }
         if v5Retained != nil { v5Retained = nil }
+    }
+
+    /// The QoS 0 packet without RETAIN already made for `publication` in `version` (slot 0 or 2), if it fits in
+    /// `maximumPacketSize`: a delivery's first look, inlined into the customer's (nil: ask
+    /// ``Server/mqttRendition(of:number:version:maximumPacketSize:)``, which makes it or says why not).
+    @inline(__always)
+    func madeFrame(
+        of publication: Publication, version: MQTTVersion, maximumPacketSize: Int
+    ) -> Unmanaged<Publication>? {
+        guard source == ObjectIdentifier(publication), !isDollar else { return nil }
+        if version == .v5 {
+            guard let v5Ref, v5Count <= maximumPacketSize else { return nil }
+            return v5Ref
+        }
+        guard let v311Ref, v311Count <= maximumPacketSize else { return nil }
+        return v311Ref
     }
 
     /// The packet of `slot`, unretained (``MQTTRenditions`` holds it strongly).
