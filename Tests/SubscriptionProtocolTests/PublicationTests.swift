@@ -63,7 +63,8 @@ final class PublicationTests: XCTestCase {
 
     /// A system number is told apart in place, by its first byte only.
     func testNumberStartsWithDollar() {
-        for (number, expected) in [("$SYS.stats", true), ("$", true), ("SYS.$x", false), ("A", false), ("ÉTÉ", false)] {
+        let cases = [("$SYS.stats", true), ("$", true), ("SYS.$x", false), ("A", false), ("ÉTÉ", false)]
+        for (number, expected) in cases {
             let publication = Publication.make(number: number, sender: "$me", info: [], payload: bytes("$"))
             XCTAssertEqual(publication.numberStartsWithDollar, expected, number)
         }
