@@ -215,6 +215,13 @@ bench-mqtt: release
 		|| $(MAKE) --no-print-directory apt PACKAGES="mosquitto mosquitto-clients"
 	scripts/mqtt-bench.sh "$$($(SWIFT) build -c release --show-bin-path)" --reps $(MQTT_REPS)
 
+## bench-handoff: what handing a delivery from one loop to another costs, measured alone (scripts/handoff-cost.swift:
+## two serial queues, an inbox under a mutex, one wake per turn; issue 26's design in docs/ARCHITECTURE.md rests on it)
+.PHONY: bench-handoff
+bench-handoff:
+	$(SWIFT)c -O -o .build/handoff-cost scripts/handoff-cost.swift
+	.build/handoff-cost
+
 ## deps-peers: the peers bench-peers compares with (Debian's redis-server, nats-server, mosquitto)
 deps-peers:
 	@command -v redis-server >/dev/null && command -v nats-server >/dev/null && command -v mosquitto >/dev/null \
