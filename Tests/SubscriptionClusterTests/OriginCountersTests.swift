@@ -28,7 +28,10 @@ final class OriginCountersTests: XCTestCase {
                 // Mostly the next counter; sometimes a copy of one seen, sometimes a skip.
                 let counter: UInt64
                 switch Int.random(in: 0..<10, using: &generator) {
-                case 0: counter = max(1, next[origin]! - UInt64.random(in: 1...3, using: &generator))
+                case 0:
+                    // Saturating: a counter below 1 would be an underflow (a trap), not a copy.
+                    let back = UInt64.random(in: 1...3, using: &generator)
+                    counter = next[origin]! > back ? next[origin]! - back : 1
                 case 1: counter = next[origin]! + UInt64.random(in: 1...3, using: &generator)
                 default: counter = next[origin]!
                 }
