@@ -1,0 +1,91 @@
+import XCTest
+
+/// Many publishers and subscribers at once, pipelined: every subscriber gets every message of the numbers it
+/// subscribes to exactly once (overlapping subscriptions included), in each publisher's order, and the `+OK` counts
+/// of all publications add up to the messages the subscribers received. Issue 26's guard for many loops: it holds
+/// for the one loop today and must hold for every `threads`.
+final class StressTests: IntegrationTestCase {
+    func testManyPublishersAndSubscribersKeepOrderAndExactCounts() throws {
+        let numbers = (0..<4).map { "STRESS.n\($0)" }
+        let publisherCount = 8
+        let perPublisher = 2_000
+        let daemon = try startDaemon(DaemonConfig(numbers: numbers))
+        // Subscriber k: one exact number; every third also the wildcard over all of them (so that number's messages
+        // match twice and must still come once); every fourth a second exact number.
+        let subscriptions: [[String]] = (0..<16).map { k in
+            var patterns = [numbers[k % 4]]
+            if k.isMultiple(of: 3) { patterns.append("STRESS.*") }
+            if k.isMultiple(of: 4) { patterns.append(numbers[(k + 1) % 4]) }
+            return patterns
+        }
+        let subscribers = try subscriptions.enumerated().map { index, patterns in
+            let client = try connect(daemon, "subscriber \(index)")
+            for pattern in patterns { try subscribe(client, pattern) }
+            return client
+        }
+        // Publisher p sends its j-th message to numbers[(j + p) % 4]: each number gets perPublisher / 4 of each.
+        @Sendable func receives(_ patterns: [String], _ number: String) -> Bool {
+            patterns.contains { $0 == number || $0 == "STRESS.*" }
+        }
+        let expected = subscriptions.map { patterns in
+            numbers.filter { receives(patterns, $0) }.count * publisherCount * perPublisher / numbers.count
+        }
+        let reading = subscribers.enumerated().map { index, subscriber in
+            Background("read subscriber \(index)") {
+                var last = [Int](repeating: -1, count: publisherCount)
+                for _ in 0..<expected[index] {
+                    let message = try subscriber.nextMessage()
+                    let words = String(decoding: message.payload, as: UTF8.self).split(separator: " ")
+                    guard words.count == 2, let publisher = Int(words[0]), let sequence = Int(words[1]),
+                        last.indices.contains(publisher),
+                        receives(subscriptions[index], message.number),
+                        numbers[(sequence + publisher) % numbers.count] == message.number
+                    else { throw HarnessError.malformed("subscriber \(index): unexpected \(message)") }
+                    guard sequence > last[publisher] else {
+                        throw HarnessError.malformed(
+                            "subscriber \(index): publisher \(publisher)'s \(sequence) after \(last[publisher])")
+                    }
+                    last[publisher] = sequence
+                }
+            }
+        }
+        let publishers = try (0..<publisherCount).map { try connect(daemon, "publisher \($0)") }
+        let receivers = Counter()
+        let publishing = publishers.enumerated().map { index, publisher in
+            Background("publish \(index)") {
+                var sent = 0
+                while sent < perPublisher {
+                    let count = min(250, perPublisher - sent)
+                    var batch: [UInt8] = []
+                    for sequence in sent..<sent + count {
+                        let number = numbers[(sequence + index) % numbers.count]
+                        let text = "\(index) \(sequence)"
+                        // Half SEND, half PUB: both paths.
+                        if sequence.isMultiple(of: 2) {
+                            batch += Array("SEND \(number) \(text)\n".utf8)
+                        } else {
+                            batch += Array("PUB \(number) \(text.utf8.count)\n\(text)\n".utf8)
+                        }
+                    }
+                    try publisher.send(batch)
+                    for sequence in sent..<sent + count {
+                        let reply = try publisher.readReply()
+                        guard case .status(let text) = reply, text.hasPrefix("OK "),
+                            let receivedBy = Int(text.dropFirst(3))
+                        else {
+                            throw HarnessError.malformed("publisher \(index): no count for \(sequence)")
+                        }
+                        receivers.add(receivedBy)
+                    }
+                    sent += count
+                }
+            }
+        }
+        for task in publishing { try task.wait(timeout: 60) }
+        for task in reading { try task.wait(timeout: 60) }
+        XCTAssertEqual(receivers.current, expected.reduce(0, +), "the +OK counts add up to the messages received")
+        for (index, subscriber) in subscribers.enumerated() {
+            XCTAssertEqual(try subscriber.pushesBeforePing(), [], "subscriber \(index) got nothing more")
+        }
+    }
+}
