@@ -147,7 +147,7 @@ TSAN_JOBS ?= 4
 TSAN_SKIP = \.AllocationBudgetTests/|$(TSAN_SKIP_FSIZE)|$(TSAN_SKIP_RSS)
 tsan: deps-test
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build-tsan
-	TSAN_OPTIONS="halt_on_error=1" Tests/run-parallel.sh \
+	env -u SUBD_BIN_DIR TSAN_OPTIONS="halt_on_error=1 $$TSAN_OPTIONS" Tests/run-parallel.sh \
 		"$$($(SWIFT) build --sanitize=thread --scratch-path .build-tsan --show-bin-path)/subdPackageTests.xctest" \
 		--jobs $(TSAN_JOBS) --skip '$(TSAN_SKIP)'
 
@@ -226,9 +226,11 @@ bench-mqtt: release
 	scripts/mqtt-bench.sh "$$($(SWIFT) build -c release --show-bin-path)" --reps $(MQTT_REPS)
 
 ## bench-handoff: what handing a delivery from one loop to another costs, measured alone (scripts/handoff-cost.swift:
-## two serial queues, an inbox under a mutex, one wake per turn; issue 26's design in docs/ARCHITECTURE.md rests on it)
+## two serial queues, an inbox under a mutex, a wake when the inbox was empty; issue 26's design in
+## docs/ARCHITECTURE.md rests on it)
 .PHONY: bench-handoff
 bench-handoff:
+	@mkdir -p .build
 	$(SWIFT)c -O -o .build/handoff-cost scripts/handoff-cost.swift
 	.build/handoff-cost
 

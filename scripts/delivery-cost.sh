@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What one delivery costs subd's one loop (issue 26, docs/BENCHMARKS.md "Issue 26"): the shared harness's load client
 # (../shared/bench, pubsub-bench, built into $TMPDIR/pubsub-bench-build) against one release subd, and subd's CPU
-# time (/proc/PID/stat) over each run, per publication and per delivery. ingest (no subscriber) gives a
-# publication's own cost; the others' deliveries are charged what is left.
+# time (/proc/PID/stat) over each run, per publication and per delivery. ingest (no subscriber, at the same message
+# size) gives a publication's cost when nobody receives it; each other run's deliveries are charged what is left,
+# which includes framing the message once (the center makes it only when someone will receive it).
 #
 #   scripts/delivery-cost.sh BIN_DIR [--reps N] [--harness DIR]
 set -euo pipefail
@@ -32,20 +33,21 @@ run() {  # LABEL ARGS...: prints LABEL, publications, deliveries, server CPU s
   local label="$1"; shift
   local before after out
   before=$(cpu_of "$pid")
-  out=$("$client" --proto subd --port "$port" --timeout 60 "$@" 2>/dev/null | tail -n 1)
+  out=$("$client" --proto subd --port "$port" --timeout 60 "$@" 2>/dev/null | tail -n 1 || true)
   after=$(cpu_of "$pid")
-  python3 - "$label" "$before" "$after" "$out" <<'PY'
+  python3 - "$label" "$before" "$after" "$out" "$(getconf CLK_TCK)" <<'PY'
 import sys
-label, before, after, out = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+label, before, after, out, ticks = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], int(sys.argv[5])
 fields = dict(w.split("=", 1) for w in out.split() if "=" in w)
 delivered = int(fields.get("delivered", "0/0").split("/")[0])
-msgs = int(fields["msgs"])
-print(f"{label} {msgs} {delivered} {(after - before) / 100:.2f} {fields.get('status')}")
+msgs = int(fields.get("msgs", "0"))
+print(f"{label} {msgs} {delivered} {(after - before) / ticks:.2f} {fields.get('status', 'none')}")
 PY
 }
 results=$(mktemp)
 for rep in $(seq "$reps"); do
   run ingest --scenario ingest >> "$results"
+  run ingest-32 --scenario ingest --size 32 >> "$results"
   run fanout --scenario fanout >> "$results"
   run wide --scenario wide >> "$results"
   run wide-1000x32 --scenario wide --subs 1000 --size 32 --msgs 200000 >> "$results"
@@ -58,14 +60,15 @@ bad = [r for r in rows if r[4] != "ok"]
 for r in bad: print("not ok:", " ".join(r))
 def per(label):
     runs = [r for r in rows if r[0] == label and r[4] == "ok"]
-    return statistics.median(float(r[3]) / int(r[1]) for r in runs) * 1e9, runs
-publication, _ = per("ingest")
-print(f"a publication alone (ingest, 128 B): {publication:.0f} ns of subd CPU")
-for label in ("fanout", "fanout-32", "wide", "wide-1000x32"):
+    return statistics.median(float(r[3]) / int(r[1]) for r in runs) * 1e9 if runs else None
+publication = {"128": per("ingest"), "32": per("ingest-32")}
+for size, cost in publication.items():
+    if cost is not None: print(f"a publication nobody receives (ingest, {size} B): {cost:.0f} ns of subd CPU")
+for label, size in (("fanout", "128"), ("fanout-32", "32"), ("wide", "128"), ("wide-1000x32", "32")):
     runs = [r for r in rows if r[0] == label and r[4] == "ok"]
-    if not runs: continue
-    per_delivery = statistics.median((float(r[3]) - publication * 1e-9 * int(r[1])) / int(r[2]) for r in runs) * 1e9
-    print(f"{label}: {per_delivery:.0f} ns of subd CPU per delivery (the publication's own cost taken off), "
-          f"{len(runs)} runs")
+    if not runs or publication[size] is None: continue
+    per_delivery = statistics.median(
+        (float(r[3]) - publication[size] * 1e-9 * int(r[1])) / int(r[2]) for r in runs) * 1e9
+    print(f"{label}: {per_delivery:.0f} ns of subd CPU per delivery beyond ingest's cost, {len(runs)} runs")
 PY
 rm -f "$results"

@@ -4,8 +4,10 @@
 // publication would be) to the consumer's inbox under a pthread mutex, and wakes the consumer with one
 // `queue.async` when the inbox was empty; the consumer swaps the inbox out whole under the lock and reads every
 // entry. Each side's CPU is read with CLOCK_THREAD_CPUTIME_ID around its own blocks, so the figures are CPU per
-// entry on each side, not wall time. Also: one uncontended lock and unlock (what a command would pay for the
-// center's lock with `threads` above 1).
+// entry on each side, not wall time; those leave out what a wake costs before the woken block starts (the worker
+// thread's return from the kernel, libdispatch's start and park), so the process's CPU over the whole run
+// (getrusage, both sides and Dispatch's own threads) is given too. Also: one uncontended lock and unlock (what a
+// command would pay for the center's lock with `threads` above 1).
 //
 //   make bench-handoff        (swiftc -O scripts/handoff-cost.swift, then runs it)
 import Dispatch
@@ -20,6 +22,15 @@ func threadCPU() -> UInt64 {
     var time = timespec()
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
     return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+}
+
+/// CPU time of the whole process (user and system), in nanoseconds.
+func processCPU() -> UInt64 {
+    var usage = rusage()
+    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    let user = UInt64(usage.ru_utime.tv_sec) * 1_000_000_000 + UInt64(usage.ru_utime.tv_usec) * 1_000
+    let system = UInt64(usage.ru_stime.tv_sec) * 1_000_000_000 + UInt64(usage.ru_stime.tv_usec) * 1_000
+    return user + system
 }
 
 /// Wall clock, in nanoseconds.
@@ -73,7 +84,9 @@ final class Side: @unchecked Sendable {
     var wakes = 0
 }
 
-func measureHandOff(turn: Int, total: Int) -> (producer: Double, consumer: Double, wakes: Int, wall: Double) {
+func measureHandOff(
+    turn: Int, total: Int
+) -> (producer: Double, consumer: Double, process: Double, wakes: Int, wall: Double) {
     let producerQueue = DispatchQueue(label: "loop.0")
     let consumerQueue = DispatchQueue(label: "loop.1")
     let inbox = Inbox()
@@ -82,6 +95,7 @@ func measureHandOff(turn: Int, total: Int) -> (producer: Double, consumer: Doubl
     let done = DispatchSemaphore(value: 0)
     let producerDone = DispatchSemaphore(value: 0)
     let start = wall()
+    let startCPU = processCPU()
     producerQueue.async {
         let first = UnsafeRawPointer(bitPattern: 0x1000)!
         let second = UnsafeRawPointer(bitPattern: 0x2000)!
@@ -107,7 +121,10 @@ func measureHandOff(turn: Int, total: Int) -> (producer: Double, consumer: Doubl
     done.wait()
     producerDone.wait()
     let elapsed = Double(wall() - start)
-    return (Double(producer.cpu) / Double(total), Double(consumer.cpu) / Double(total), consumer.wakes, elapsed)
+    let process = Double(processCPU() - startCPU) / Double(total)
+    return (
+        Double(producer.cpu) / Double(total), Double(consumer.cpu) / Double(total), process, consumer.wakes, elapsed
+    )
 }
 
 func measureLock(_ count: Int) -> Double {
@@ -130,7 +147,7 @@ for turn in [1, 10, 100, 1000] {
     let run = measureHandOff(turn: turn, total: total)
     print(
         String(
-            format: "hand-off, %4d entries per turn: CPU per entry: producer %.1f ns, consumer %.1f ns; %d wakes "
-                + "for %d entries; wall %.1f ns per entry",
-            turn, run.producer, run.consumer, run.wakes, total, run.wall / Double(total)))
+            format: "hand-off, %4ld entries per turn: CPU per entry: producer %.1f ns, consumer %.1f ns, the "
+                + "process %.1f ns; %ld wakes for %ld entries; wall %.1f ns per entry",
+            turn, run.producer, run.consumer, run.process, run.wakes, total, run.wall / Double(total)))
 }

@@ -7,7 +7,7 @@ final class DaemonLog: Sendable {
     private static let keptLines = 20
     /// The listener kind whose line gives the port: `tcp`, or `tls` for a `tls://` listener.
     let transport: String
-    private let state = Mutex<(port: String?, ended: Bool, lines: [String])>((nil, false, []))
+    private let state = Locked<(port: String?, ended: Bool, lines: [String])>((nil, false, []))
     private let changed = DispatchSemaphore(value: 0)
 
     /// A log that takes the port from `listening on <transport> HOST:PORT` (`tcp` or `tls`).

@@ -226,7 +226,7 @@ struct PipelineTally: Sendable {
 
 /// Reads the pipelining connection on its own thread until the `+PONG` that follows the last SEND's reply.
 final class PipelineReader: Sendable {
-    private let tally = Mutex(PipelineTally())
+    private let tally = Locked(PipelineTally())
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts reading `socket`, expecting `count` SENDs' pushes and replies; replies go to `progress.acknowledged`.

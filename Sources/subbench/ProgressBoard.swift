@@ -7,9 +7,9 @@ final class ProgressBoard: Sendable {
     let publisher = PublisherProgress()
     /// The idle scenario's counters.
     let idle = IdleProgress()
-    private let subscribers = Mutex<[SubscriberProgress]>([])
-    private let daemon = Mutex<DaemonProcess?>(nil)
-    private let certificate = Mutex<ThrowawayCertificate?>(nil)
+    private let subscribers = Locked<[SubscriberProgress]>([])
+    private let daemon = Locked<DaemonProcess?>(nil)
+    private let certificate = Locked<ThrowawayCertificate?>(nil)
 
     /// Adds a subscriber to report on.
     func add(_ subscriber: SubscriberProgress) {

@@ -12,7 +12,7 @@ final class SubscriberProgress: Sendable {
     /// Monotonic nanoseconds at which `received` reached the throughput target; 0 until then.
     let throughputDoneAt = Atomic<UInt64>(0)
     /// Why the subscriber stopped early, if it did.
-    let failure = Mutex<String?>(nil)
+    let failure = Locked<String?>(nil)
 
     /// Progress of the subscriber numbered `index`.
     init(index: Int) {

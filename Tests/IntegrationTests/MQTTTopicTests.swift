@@ -14,6 +14,10 @@ final class MQTTTopicTests: MQTTTestCase {
         XCTAssertEqual(plus.granted, [0, 0])
         let sys = try pahoConnected(daemon, ["version": 4, "client_id": "sys"], label: "$SYS/#")
         XCTAssertEqual(try sys.subscribe("$SYS/#", qos: 1).codes, [1])
+        // A 5.0 `$SYS/#` subscriber whose session decides each delivery (no-local: not the common case), beside the
+        // 5.0 `#` one that takes the common case: the packet made for it is never handed on to `#`.
+        let sys5 = try pahoConnected(daemon, ["version": 5, "client_id": "sys5"], label: "$SYS/# no-local")
+        XCTAssertEqual(try sys5.subscribe([.init(filter: "$SYS/#", qos: 0, noLocal: true)]).codes, [0])
 
         let line = try connect(daemon, "line")  // posts $SYS.client.connected
         XCTAssertEqual(try line.pub("plain.x", Array("sentinel".utf8)), .ok("2"), "# twice; not $SYS/#")
@@ -33,6 +37,12 @@ final class MQTTTopicTests: MQTTTestCase {
         XCTAssertTrue(
             try sys.framesBeforePing().allSatisfy { (try? $0.publish(version: 4).topic.hasPrefix("$SYS/")) == true },
             "the line publication did not reach $SYS/#")
+        var sys5Connected = false
+        while !sys5Connected {
+            let publish = try sys5.nextPublish()
+            XCTAssertTrue(publish.topic.hasPrefix("$SYS/"), publish.topic)
+            sys5Connected = publish.topic == "$SYS/client/connected"
+        }
     }
 
     func testASharedSubscriptionSharesOutEachMessageOnceAndAPlainOneGetsThemAll() throws {
