@@ -4,8 +4,9 @@ import Foundation
 ///
 /// Not `Synchronization.Mutex`: on Linux a contended `Mutex` is handed over inside the kernel (a PI futex), where
 /// ThreadSanitizer cannot see it, and `make tsan` runs subbench instrumented (SubbenchTLSTests); `NSLock` is a
-/// pthread mutex, which it intercepts (the same reason as the hub's `HubLock`). `@unchecked Sendable`: `value` is
-/// only touched inside `lock`.
+/// pthread mutex, which it intercepts (the same reason as the hub's `HubLock`). The reconnecting client's `Guarded`
+/// is the same class; subbench depends on none of the project's library targets, on purpose (it measures them:
+/// Package.swift), so it keeps its own. `@unchecked Sendable`: `value` is only touched inside `lock`.
 final class Locked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var value: Value
