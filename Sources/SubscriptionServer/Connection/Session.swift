@@ -82,6 +82,17 @@ final class Session: SessionCustomer, @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var isDirty = false
+    /// The loop's turn in which this session last read (``EventLoop/turn``): a session that read in this turn has
+    /// replies queued and is always written at its end. `@exclusivity(unchecked)` as ``isDirty``.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var lastReadTurn: UInt64 = .max
+    /// True while this session's write waits one more turn (``EventLoop/endOfTurn()``, a busy turn's small output).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    var isHeldBack = false
     /// This session's publications to retained numbers that wait for the end-of-turn save of their values and are not
     /// answered yet (docs/STATE.md, "When a change is on disk"). While there are any, its next publications to
     /// retained numbers are staged too, and any other command waits in ``waitingCommand``.
@@ -375,6 +386,7 @@ final class Session: SessionCustomer, @unchecked Sendable {
     /// bytes and a reset that arrive together must both be read now, or the session would stay open for good.
     private func readCommands() {
         var reads = 0
+        lastReadTurn = loop.turn
         while machine.isReading && waitingCommand == nil {
             guard reads < Self.readsPerTurn else {
                 // One busy client must not starve the others: come back after them.

@@ -85,6 +85,18 @@ final class EventLoop: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private var deferred: [() -> Void] = []
+    /// Turns ended so far (``Session/lastReadTurn``).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private(set) var turn: UInt64 = 0
+    /// The sessions whose write waits for the next turn (``endOfTurn()``), still dirty and retained by the list.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var heldBack: [Unmanaged<Session>] = []
+    /// True while a step is queued that ends a turn for the sessions held back, if no turn comes first.
+    private var heldBackStepQueued = false
 
     /// Bytes, read and written, and malformed commands.
     struct TrafficCounters {
@@ -132,15 +144,54 @@ final class EventLoop: @unchecked Sendable {
         repeat {
             if !deferred.isEmpty { runDeferred() }
             if let stateCommit, stateCommit.isPending() { stateCommit.commit() }
+            // A busy turn (many sessions to write) writes a session that got only a little and did not read in it
+            // one turn later, at most, so that more of its messages share a write (each write costs the kernel
+            // microseconds: docs/BENCHMARKS.md, "Issue 26"). Never one that read (its replies go out now), never
+            // twice in a row.
+            let coalescing = dirty.count >= Self.coalescingSessions
             var index = 0
             while index < dirty.count {
-                flush(dirty[index])
+                let entry = dirty[index]
                 index += 1
+                if coalescing && entry._withUnsafeGuaranteedRef({ holdsBack($0) }) {
+                    heldBack.append(entry)
+                } else {
+                    flush(entry)
+                }
             }
             dirty.removeAll(keepingCapacity: true)
         } while !deferred.isEmpty || stateCommit?.isPending() == true
+        turn &+= 1
+        if !heldBack.isEmpty {
+            swap(&dirty, &heldBack)
+            if !heldBackStepQueued {
+                heldBackStepQueued = true
+                queue.asyncAfter(deadline: .now() + Self.heldBackDelay) { [self] in
+                    heldBackStepQueued = false
+                    if !dirty.isEmpty { endOfTurn() }
+                }
+            }
+        }
         frameLog.rewindIfUnheld()
     }
+
+    /// True when `session` may wait for the next turn (and marks it so).
+    private func holdsBack(_ session: Session) -> Bool {
+        if session.isHeldBack || session.lastReadTurn == turn || session.output.isBehind
+            || session.output.pendingBytes >= Self.coalescingBytes
+        {
+            return false
+        }
+        session.isHeldBack = true
+        return true
+    }
+
+    /// How many sessions to write make a turn busy.
+    static let coalescingSessions = 64
+    /// The most output a session held back may have.
+    static let coalescingBytes = 4096
+    /// How long a session held back waits at most, when no turn comes first.
+    static let heldBackDelay = DispatchTimeInterval.microseconds(200)
 
     /// Between two reads of one turn: writes the output of `reader` (its replies let a pipelining client go on) and
     /// of every session with at least ``earlyFlushBytes`` queued, so that they get to work on it while the next read
@@ -170,6 +221,7 @@ final class EventLoop: @unchecked Sendable {
     private func flush(_ session: Unmanaged<Session>) {
         session._withUnsafeGuaranteedRef {
             $0.isDirty = false
+            $0.isHeldBack = false
             $0.flush()
         }
         session.release()
