@@ -657,7 +657,7 @@ final class Session: SessionCustomer, @unchecked Sendable {
             machine.flushed(
                 outputIsEmpty: output.isEmpty, outputHeld: output.heldBytes, awaitingReplies: !repliesInFlight.isEmpty))
         // An MQTT client's session may have messages waiting for room in this output.
-        if let mqtt, mqtt.client?.hasQueued == true, output.heldBytes < maxPending / 2 { owner.mqttOutputDrained(self) }
+        if let mqtt, mqtt.client?.sendsQueued(to: self) == true { owner.mqttOutputDrained(self) }
     }
 
     private func armWriteSource() {

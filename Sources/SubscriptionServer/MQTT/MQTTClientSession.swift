@@ -66,17 +66,8 @@ final class MQTTClientSession: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private(set) var connection: Session? {
-        didSet {
-            connectionRef = connection.map { Unmanaged.passUnretained($0) }
-            updateLane()
-        }
+        didSet { updateLane() }
     }
-    /// ``connection`` unretained, for the delivery path (a read of the strong reference retains and releases it).
-    /// Invariant: set with it, so it refers to a session ``connection`` holds.
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    private var connectionRef: Unmanaged<Session>?
     /// The version its last connection spoke.
     #if !DEBUG
         @exclusivity(unchecked)
@@ -145,9 +136,10 @@ final class MQTTClientSession: @unchecked Sendable {
     /// all asking one QoS; nil otherwise. Called whenever one of them changes.
     private func updateLane() {
         guard let customer else { return }
-        if let connectionRef, let simpleQoS {
+        if let connection, let simpleQoS {
             customer.lane = MQTTCustomer.Lane(
-                connection: connectionRef, server: Unmanaged.passUnretained(server), qos: simpleQoS, version: version,
+                connection: Unmanaged.passUnretained(connection), server: Unmanaged.passUnretained(server),
+                qos: simpleQoS, version: version,
                 maximumPacketSize: clientMaximumPacketSize)
         } else {
             customer.lane = nil
@@ -260,23 +252,10 @@ final class MQTTClientSession: @unchecked Sendable {
     /// A publication to `number` reached `customer`: sent or queued as its QoS and the client's state say. False
     /// when it does not reach the client (no subscription of this customer qualifies, the number has no MQTT topic,
     /// a QoS 0 message while away, the packet too large for the client, a full queue): it is then not counted.
+    ///
+    /// The common case (connected, the plain subscriptions asking one QoS, a QoS 0 delivery) never comes here: the
+    /// customer sends it from its ``MQTTCustomer/Lane``; what comes is every other case, and a `$` number's.
     func deliver(_ publication: Publication, on number: String, through customer: MQTTCustomer) -> Bool {
-        // The common case first, as lean as a line subscriber's: a connected client whose plain subscriptions all
-        // ask one QoS, a QoS 0 delivery, no `$` number: the packet made once for all (topic looked up only then).
-        if let connectionRef, customer.shared == nil, let qos = simpleQoS,
-            qos == .atMostOnce || !publication.hasAttachment
-        {
-            switch server.mqttRendition(
-                of: publication, number: number, version: version, maximumPacketSize: clientMaximumPacketSize)
-            {
-            case .frame(let frame):
-                return connectionRef._withUnsafeGuaranteedRef { connection in
-                    frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
-                }
-            case .none: return false
-            case .dollar: break  // the `$` rule: the subscriptions are looked at
-            }
-        }
         guard let delivery = decide(publication, on: number, through: customer, retained: false) else { return false }
         // The clock only for a message that may expire (an MQTT one); others never look at it.
         let now = publication.hasAttachment ? MonotonicClock.nanoseconds() : 0
@@ -447,8 +426,11 @@ final class MQTTClientSession: @unchecked Sendable {
         connection.output.heldBytes < connection.maxPending / 2
     }
 
-    /// True while messages wait for room in the output or in the client's Receive Maximum.
-    var hasQueued: Bool { !queued.isEmpty }
+    /// True when messages wait and `connection`'s output has room for them again (``hasOutputRoom``): the drained
+    /// output's cue to send them (``Server/mqttOutputDrained(_:)``).
+    func sendsQueued(to connection: Session) -> Bool {
+        !queued.isEmpty && hasOutputRoom(connection)
+    }
 
     /// A packet identifier no message in flight holds; nil when all 65,535 do.
     private func freePacketID() -> UInt16? {

@@ -61,26 +61,28 @@ final class MQTTCustomer: SessionCustomer, @unchecked Sendable {
         // QoS, a QoS 0 delivery, no `$` number: the packet made once for all (MQTTClientSession.deliver's first
         // case, without a look at the session).
         if let lane, lane.qos == .atMostOnce || !publication.hasAttachment {
-            // The packet the first subscriber's delivery made, for the others.
-            if let frame = lane.server._withUnsafeGuaranteedRef({
+            // The packet the first subscriber's delivery made, for the others; else made now, or why not.
+            let frame: Unmanaged<Publication>
+            if let made = lane.server._withUnsafeGuaranteedRef({
                 $0.mqttRenditions.madeFrame(
                     of: publication, version: lane.version, maximumPacketSize: lane.maximumPacketSize)
             }) {
-                return lane.connection._withUnsafeGuaranteedRef { connection in
-                    frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
+                frame = made
+            } else {
+                let found = lane.server._withUnsafeGuaranteedRef {
+                    $0.mqttRendition(
+                        of: publication, number: number, version: lane.version,
+                        maximumPacketSize: lane.maximumPacketSize)
+                }
+                switch found {
+                case .frame(let made): frame = made
+                case .none: return false
+                case .dollar:  // the `$` rule: the session looks at the subscriptions
+                    return sessionRef._withUnsafeGuaranteedRef { $0.deliver(publication, on: number, through: self) }
                 }
             }
-            let found = lane.server._withUnsafeGuaranteedRef {
-                $0.mqttRendition(
-                    of: publication, number: number, version: lane.version, maximumPacketSize: lane.maximumPacketSize)
-            }
-            switch found {
-            case .frame(let frame):
-                return lane.connection._withUnsafeGuaranteedRef { connection in
-                    frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
-                }
-            case .none: return false
-            case .dollar: break  // the `$` rule: the session looks at the subscriptions
+            return lane.connection._withUnsafeGuaranteedRef { connection in
+                frame._withUnsafeGuaranteedRef { connection.queueMQTT($0) }
             }
         }
         return sessionRef._withUnsafeGuaranteedRef { $0.deliver(publication, on: number, through: self) }
