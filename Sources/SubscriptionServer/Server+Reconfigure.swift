@@ -6,7 +6,7 @@ public struct ReconfigureOutcome: Sendable, Equatable {
     /// Numbers created because the new configuration lists them and they did not exist.
     public var createdNumbers: [String] = []
     /// Keys whose new value takes a restart and was left as it runs (`listen`, `unix_socket`, `unix_socket_mode`,
-    /// `state_dir`, `fsync`, `metrics_listen`).
+    /// `state_dir`, `fsync`, `metrics_listen`, `threads`).
     public var needsRestart: [String] = []
 }
 
@@ -32,7 +32,7 @@ extension Server {
     /// - `tls_cert`, `tls_key` and `tls_client_ca` are read again when TLS listeners run: new connections use the
     ///   new context, open ones keep theirs; files that do not load refuse the reload (the running context stays).
     /// - Listeners and the state directory stay as they are: a changed `listen`, `unix_socket`, `unix_socket_mode`,
-    ///   `metrics_listen`, `state_dir` or `fsync` is reported in ``ReconfigureOutcome/needsRestart`` and takes
+    ///   `metrics_listen`, `state_dir`, `fsync` or `threads` is reported in ``ReconfigureOutcome/needsRestart`` and takes
     ///   effect at the next start.
     /// - `metrics_top_numbers` applies from the next scrape (counting per number starts, or stops and forgets, when
     ///   it turns from or to 0).
@@ -54,6 +54,7 @@ extension Server {
             if new.stateDirectory != running.stateDirectory { outcome.needsRestart.append("state_dir") }
             if new.fsync != running.fsync { outcome.needsRestart.append("fsync") }
             if new.metricsListen != running.metricsListen { outcome.needsRestart.append("metrics_listen") }
+            if new.threads != running.threads { outcome.needsRestart.append("threads") }
             applied.listen = running.listen
             applied.tlsListen = running.tlsListen
             applied.webSocketListen = running.webSocketListen
@@ -62,6 +63,7 @@ extension Server {
             applied.stateDirectory = running.stateDirectory
             applied.fsync = running.fsync
             applied.metricsListen = running.metricsListen
+            applied.threads = running.threads
 
             var missing: [String] = []
             var seen = Set<[UInt8]>()

@@ -29,7 +29,7 @@ public final class Server: @unchecked Sendable {
     /// The queue that owns all state.
     public var queue: DispatchQueue { loop.queue }
     /// The event loop the sessions run on.
-    let loop = EventLoop(queue: DispatchQueue(label: "subd.loop"))
+    let loop: EventLoop
     /// The subscription service center; what it fans out are publications, each framed once.
     let center: SubscriptionCenter<Publication>
     /// Configuration in force; ``reconfigure(_:)`` replaces it on a reload.
@@ -179,6 +179,7 @@ public final class Server: @unchecked Sendable {
     public init(configuration: ServerConfiguration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
+        self.loop = EventLoop(queue: DispatchQueue(label: "subd.loop"), threads: configuration.threads)
         self.numberCounters = NumberCounters(enabled: configuration.countsNumbers)
         self.users = Self.directory(of: configuration.users)
         self.center = SubscriptionCenter(
@@ -317,6 +318,8 @@ public final class Server: @unchecked Sendable {
         copy.bytesIn = loop.traffic.bytesIn
         copy.bytesOut = loop.traffic.bytesOut
         copy.protocolErrors = loop.traffic.protocolErrors
+        copy.threads = configuration.threads
+        copy.helperWrites = loop.traffic.helperWrites
         copy.connections = sessions.count
         copy.numbers = center.clientNumberCount
         copy.subscriptions = center.subscriptionCount

@@ -1,3 +1,4 @@
+import CSubdShim
 import SubscriptionCenter
 import SubscriptionState
 import SubscriptionWire
@@ -61,6 +62,12 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// Counted as memory held (``OutputQueue/heldBytes``): each queued message's frame bytes, plus
     /// ``Publication/overhead`` (120) for one shared by reference, and the session's reply buffer and entry list.
     public var maxPending = 33_554_432
+    /// `threads`: the threads that serve clients, the event loop and `threads` − 1 helpers that share its busy turns'
+    /// writes (docs/ARCHITECTURE.md, "More than one core"); 1 is one thread for everything. The default is the number
+    /// of cores subd may run on.
+    public var threads = ServerConfiguration.coreCount
+    /// The cores this process may run on (its CPU affinity, as `nproc` counts them), at least 1.
+    public static let coreCount: Int = Int(max(1, subd_available_cores()))
     /// Most client connections at once; more are refused with `-ERR LIMIT`.
     public var maxConnections = 10_000
     /// Most subscriptions one session may hold.
@@ -118,6 +125,10 @@ public struct ServerConfiguration: Sendable, Equatable {
         try positive(maxLine, "max_line", atLeast: 256)
         try positive(maxPayload, "max_payload", atLeast: 0)
         try positive(maxPending, "max_pending", atLeast: 1024)
+        try positive(threads, "threads")
+        guard threads <= 1024 else {
+            throw ConfigurationError(key: "threads", problem: "must be at most 1024, got \(threads)")
+        }
         // A message is framed with a header line of at most ~300 bytes; a max_pending that cannot hold one whole
         // largest message would cut off every subscriber of every large message.
         guard maxPending >= maxPayload + 512 else {

@@ -42,6 +42,10 @@ public struct ServerStats: Sendable, Equatable {
     public var mqttWills: UInt64 = 0
     /// MQTT sessions held now, connected or not (`mqtt_sessions`).
     public var mqttSessions = 0
+    /// The threads serving clients (`threads`).
+    public var threads = 1
+    /// Writes made by the event loop's helper threads (`helper_writes`; docs/ARCHITECTURE.md, "More than one core").
+    public var helperWrites: UInt64 = 0
     /// Changes that could not be saved to `state_dir` (a failed write or sync; the first is logged at critical).
     public var stateFailures: UInt64 = 0
     /// The cluster bridge's counters, with `cluster:`; nil on a single node (whose STATS has no `cluster_*` key).
@@ -79,6 +83,8 @@ public struct ServerStats: Sendable, Equatable {
             "mqtt_queue_dropped \(mqttQueueDropped)",
             "mqtt_sessions_expired \(mqttSessionsExpired)",
             "mqtt_wills \(mqttWills)",
+            "threads \(threads)",
+            "helper_writes \(helperWrites)",
         ] + CloseReason.allCases.filter { $0 != .slowConsumer }.map { "closed_\($0.rawValue) \(closed[$0] ?? 0)" }
             + (cluster?.lines ?? []) + (clusterAcks?.lines ?? [])
     }

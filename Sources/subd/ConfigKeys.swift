@@ -198,6 +198,10 @@ extension ConfigLoader {
         int("max_line", \.server.maxLine),
         int("max_payload", \.server.maxPayload),
         int("max_pending", \.server.maxPending),
+        Setting("threads", "a whole number; 1 for one thread", .unset("the number of cores subd may run on")) {
+            loader, loaded throws(ConfigurationError) in
+            loaded.server.threads = try loader.int("threads", default: loaded.server.threads)
+        },
         int("max_connections", \.server.maxConnections),
         int("max_subscriptions", \.server.maxSubscriptions),
         int("max_numbers", \.server.maxNumbers),

@@ -156,6 +156,8 @@ final class Daemon: @unchecked Sendable {
             let outcome = try server.reconfigure(loaded.server)
             for key in outcome.needsRestart {
                 switch key {
+                case "threads":
+                    logger.warning("reload: threads changed; subd keeps the threads it started with until it restarts")
                 case "state_dir", "fsync":
                     logger.warning("reload: \(key) changed; the state stays as it is until subd restarts")
                 case "metrics_listen":

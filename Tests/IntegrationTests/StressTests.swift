@@ -2,15 +2,26 @@ import XCTest
 
 /// Many publishers and subscribers at once, pipelined: every subscriber gets every message of the numbers it
 /// subscribes to exactly once (overlapping subscriptions included), in each publisher's order, every `+OK` counts
-/// exactly the subscribers of its number, and the counts add up to the messages the subscribers received. Meant as
-/// issue 26's guard for many loops: it holds for today's one loop, and is to run with every `threads` once that
-/// key exists.
+/// exactly the subscribers of its number, and the counts add up to the messages the subscribers received. Issue
+/// 26's guard for more than one thread: run with `threads: 1` and with `threads: 4` (the loop and three helpers that
+/// write its busy turns' output, which STATS `helper_writes` shows they did), and under ThreadSanitizer by `make tsan`.
 final class StressTests: IntegrationTestCase {
-    func testManyPublishersAndSubscribersKeepOrderAndExactCounts() throws {
+    func testManyPublishersAndSubscribersKeepOrderAndExactCountsOnOneThread() throws {
+        let helperWrites = try runStress(threads: 1)
+        XCTAssertEqual(helperWrites, 0, "threads: 1 has no helpers")
+    }
+
+    func testManyPublishersAndSubscribersKeepOrderAndExactCountsOnFourThreads() throws {
+        let helperWrites = try runStress(threads: 4)
+        XCTAssertGreaterThan(helperWrites, 0, "threads: 4: the helpers made none of the writes")
+    }
+
+    /// The stress run on a daemon with `threads`; returns its STATS `helper_writes` at the end.
+    private func runStress(threads: Int) throws -> Int {
         let numbers = (0..<4).map { "STRESS.n\($0)" }
         let publisherCount = 8
         let perPublisher = 2_000
-        let daemon = try startDaemon(DaemonConfig(numbers: numbers))
+        let daemon = try startDaemon(DaemonConfig(numbers: numbers, extraLines: ["threads: \(threads)"]))
         // Subscriber k: one exact number; every third also the wildcard over all of them (so that number's messages
         // match twice and must still come once); every fourth a second exact number.
         let subscriptions: [[String]] = (0..<16).map { k in
@@ -91,5 +102,8 @@ final class StressTests: IntegrationTestCase {
         for (index, subscriber) in subscribers.enumerated() {
             XCTAssertEqual(try subscriber.pushesBeforePing(), [], "subscriber \(index) got nothing more")
         }
+        let values = try stats(publishers[0])
+        XCTAssertEqual(counter(values, "threads"), threads)
+        return counter(values, "helper_writes") ?? -1
     }
 }

@@ -11,4 +11,8 @@ int subd_accept_nonblocking(int fd, struct sockaddr *addr, socklen_t *len);
 /// The kernel's IOV_MAX for writev batches.
 int subd_iov_max(void);
 
+/// The cores this process may run on: its CPU affinity (sched_getaffinity, as nproc counts them), else the
+/// cores online; at least 1.
+int subd_available_cores(void);
+
 #endif

@@ -653,11 +653,41 @@ final class Session: SessionCustomer, @unchecked Sendable {
             perform(machine.failed(.forError(error)))
             return
         }
+        wroteOutput()
+    }
+
+    /// After a write: the state machine learns what is left (it arms the write source when the socket is full, or
+    /// resumes reading), and an MQTT client's session may have messages waiting for room in this output.
+    private func wroteOutput() {
         perform(
             machine.flushed(
                 outputIsEmpty: output.isEmpty, outputHeld: output.heldBytes, awaitingReplies: !repliesInFlight.isEmpty))
-        // An MQTT client's session may have messages waiting for room in this output.
         if let mqtt, mqtt.client?.sendsQueued(to: self) == true { owner.mqttOutputDrained(self) }
+    }
+
+    /// True when a helper of the loop's ``FlushCrew`` may make this session's next write: an open plain socket (no
+    /// TLS, whose `SSL_*` calls stay on the loop, no WebSocket framing), output not held.
+    var writesWithCrew: Bool {
+        transport.tls == nil && transport.webSocket == nil && machine.phase == .open && !machine.isOutputHeld
+    }
+
+    /// A write made by the loop's ``FlushCrew`` came back: what went out is released, and the rest is as at the end
+    /// of ``flush()`` (the rest written, the write source armed when the socket is full, a failed socket closed).
+    func finishWrite(_ outcome: FlushCrew.WriteOutcome) {
+        switch outcome {
+        case .wrote(let written, let offered):
+            output.wrote(written, of: offered)
+            loop.traffic.bytesOut += UInt64(written)
+            // More than one writev's worth, or output queued after the write (by a session finished before this
+            // one): the rest goes out now, as flush() would have written it.
+            if written == offered && !output.isEmpty { return flush() }
+        case .full:
+            output.socketFull()
+        case .failed(let errno):
+            perform(machine.failed(.forError(SystemCallError("writev", errno: errno))))
+            return
+        }
+        wroteOutput()
     }
 
     private func armWriteSource() {

@@ -43,6 +43,8 @@ final class EventLoop: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     var discardBuffer = [UInt8](repeating: 0, count: 65_536)
+    /// The loop's own iovecs and scratch buffer (``vectors``, ``writeScratch``).
+    let writeTools = WriteTools()
     /// Reusable iovec array for writev.
     let vectors: UnsafeMutablePointer<iovec>
     /// How many iovecs one writev may take.
@@ -50,7 +52,14 @@ final class EventLoop: @unchecked Sendable {
     /// Where small output chunks are gathered for one write (``OutputQueue/gatherChunkLimit``): up to
     /// ``writeScratchSize`` bytes for a plain socket, ``OutputQueue/tlsGatherLimit`` for one `SSL_write`; shared by
     /// every session, filled and written within one call.
-    let writeScratch = UnsafeMutableRawBufferPointer.allocate(byteCount: EventLoop.writeScratchSize, alignment: 16)
+    let writeScratch: UnsafeMutableRawBufferPointer
+    /// With `threads` above 1, the helpers that share a busy turn's writes (``FlushCrew``); nil with `threads: 1`.
+    let crew: FlushCrew?
+    /// The sessions of this turn's list for the crew (``writeTogether(_:)``), kept for its capacity.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var crewList: [Unmanaged<Session>] = []
     /// The most bytes gathered for one write to a plain socket.
     static let writeScratchSize = 65_536
     /// The sessions to flush, each retained once from ``markDirty(_:)`` until it is flushed (so a session closed
@@ -106,18 +115,21 @@ final class EventLoop: @unchecked Sendable {
         var bytesOut: UInt64 = 0
         /// Malformed commands answered with -ERR by the parser.
         var protocolErrors: UInt64 = 0
+        /// Writes made by the ``FlushCrew``'s helpers, not by the loop.
+        var helperWrites: UInt64 = 0
     }
 
-    /// A loop on `queue`.
-    init(queue: DispatchQueue) {
+    /// A loop on `queue`, with `threads` − 1 helpers for its writes (`threads` 1: none, every write on the loop).
+    init(queue: DispatchQueue, threads: Int = 1) {
         self.queue = queue
-        self.maxVectors = Int(min(subd_iov_max(), 1024))
-        self.vectors = .allocate(capacity: maxVectors)
+        self.maxVectors = writeTools.maxVectors
+        self.vectors = writeTools.vectors
+        self.writeScratch = writeTools.scratch
+        self.crew = threads > 1 ? FlushCrew(helpers: threads - 1) : nil
     }
 
     deinit {
-        vectors.deallocate()
-        writeScratch.deallocate()
+        crew?.stop()
     }
 
     /// Adds a session to the list flushed at the end of this turn (or before, ``flushEarly(reader:)``).
@@ -151,13 +163,20 @@ final class EventLoop: @unchecked Sendable {
             let coalescing = dirty.count >= Self.coalescingSessions
             var index = 0
             while index < dirty.count {
-                let entry = dirty[index]
-                index += 1
-                if coalescing && entry._withUnsafeGuaranteedRef({ holdsBack($0) }) {
-                    heldBack.append(entry)
-                } else {
-                    flush(entry)
+                while index < dirty.count {
+                    let entry = dirty[index]
+                    index += 1
+                    if coalescing && entry._withUnsafeGuaranteedRef({ holdsBack($0) }) {
+                        heldBack.append(entry)
+                    } else if crew != nil && entry._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
+                        crewList.append(entry)
+                    } else {
+                        flush(entry)
+                    }
                 }
+                // Finishing the list's writes may make more sessions dirty (a slow consumer's end): the loop above
+                // takes them.
+                if !crewList.isEmpty { writeTogether() }
             }
             dirty.removeAll(keepingCapacity: true)
         } while !deferred.isEmpty || stateCommit?.isPending() == true
@@ -213,8 +232,34 @@ final class EventLoop: @unchecked Sendable {
             }
             dirty.swapAt(index, dirty.count - 1)
             dirty.removeLast()
-            flush(session)
+            if crew != nil && session._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
+                crewList.append(session)
+            } else {
+                flush(session)
+            }
         }
+        if !crewList.isEmpty { writeTogether() }
+    }
+
+    /// Writes the sessions in ``crewList`` (each taken from the dirty list, its reference with it): with the crew
+    /// when there are enough of them to be worth a helper's wake (``FlushCrew/minimumEntries``), else one by one on
+    /// the loop. Each one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is
+    /// released, the state machine told, the rest written), and the list's reference given back.
+    private func writeTogether() {
+        guard let crew, crewList.count >= FlushCrew.minimumEntries else {
+            for entry in crewList { flush(entry) }
+            crewList.removeAll(keepingCapacity: true)
+            return
+        }
+        traffic.helperWrites += UInt64(crew.write(crewList, tools: writeTools) { entry, outcome in
+            entry._withUnsafeGuaranteedRef {
+                $0.isDirty = false
+                $0.isHeldBack = false
+                $0.finishWrite(outcome)
+            }
+            entry.release()
+        })
+        crewList.removeAll(keepingCapacity: true)
     }
 
     /// Flushes a session taken from the dirty list and gives back the list's reference to it.

@@ -51,6 +51,7 @@ struct MetricsSnapshot {
             "mqtt_sessions": "subd_mqtt_sessions", "mqtt_connects": "subd_mqtt_connects_total",
             "mqtt_refused": "subd_mqtt_refused_total", "mqtt_queue_dropped": "subd_mqtt_queue_dropped_total",
             "mqtt_sessions_expired": "subd_mqtt_sessions_expired_total", "mqtt_wills": "subd_mqtt_wills_total",
+            "threads": "subd_threads", "helper_writes": "subd_helper_writes_total",
         ]
         for reason in CloseReason.allCases { keys["closed_\(reason.rawValue)"] = "subd_closed_connections_total" }
         keys["cluster_acks_waited"] = "subd_cluster_acks_waited_total"
@@ -120,6 +121,10 @@ struct MetricsSnapshot {
             help: "MQTT sessions that expired while their client was away.",
             stats.mqttSessionsExpired)
         text.single("subd_mqtt_wills_total", .counter, help: "MQTT will messages published.", stats.mqttWills)
+        text.single("subd_threads", .gauge, help: "Threads serving clients (the threads key).", UInt64(stats.threads))
+        text.single(
+            "subd_helper_writes_total", .counter, help: "Writes to clients made by the event loop's helper threads.",
+            stats.helperWrites)
         text.family(
             "subd_closed_connections_total", .counter, help: "Sessions closed, by the reason their close started with.")
         for reason in CloseReason.allCases {
