@@ -525,7 +525,7 @@ final class Session: SessionCustomer, @unchecked Sendable {
     func processCommands() {
         if let mqtt { return processMQTT(mqtt) }
         while machine.isReading, waitingCommand == nil, let result = parser.next() {
-            handle(result)
+            handle(consume result)
         }
     }
 
