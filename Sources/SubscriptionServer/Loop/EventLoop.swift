@@ -60,6 +60,11 @@ final class EventLoop: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private var crewList: [Unmanaged<Session>] = []
+    /// The output queued by the sessions in ``crewList``.
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private var crewBytes = 0
     /// The most bytes gathered for one write to a plain socket.
     static let writeScratchSize = 65_536
     /// The sessions to flush, each retained once from ``markDirty(_:)`` until it is flushed (so a session closed
@@ -170,6 +175,7 @@ final class EventLoop: @unchecked Sendable {
                         heldBack.append(entry)
                     } else if crew != nil && entry._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
                         crewList.append(entry)
+                        crewBytes += entry._withUnsafeGuaranteedRef { $0.output.pendingBytes }
                     } else {
                         flush(entry)
                     }
@@ -234,6 +240,7 @@ final class EventLoop: @unchecked Sendable {
             dirty.removeLast()
             if crew != nil && session._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
                 crewList.append(session)
+                crewBytes += session._withUnsafeGuaranteedRef { $0.output.pendingBytes }
             } else {
                 flush(session)
             }
@@ -242,15 +249,16 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Writes the sessions in ``crewList`` (each taken from the dirty list, its reference with it): with the crew
-    /// when there are enough of them to be worth a helper's wake (``FlushCrew/minimumEntries``), else one by one on
-    /// the loop. Each one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is
+    /// when they are worth a helper's wake (``FlushCrew/shares(count:bytes:)``), else one by one on the loop. Each one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is
     /// released, the state machine told, the rest written), and the list's reference given back.
     private func writeTogether() {
-        guard let crew, crewList.count >= FlushCrew.minimumEntries else {
+        guard let crew, FlushCrew.shares(count: crewList.count, bytes: crewBytes) else {
             for entry in crewList { flush(entry) }
             crewList.removeAll(keepingCapacity: true)
+            crewBytes = 0
             return
         }
+        crewBytes = 0
         traffic.helperWrites += UInt64(crew.write(crewList, tools: writeTools) { entry, outcome in
             entry._withUnsafeGuaranteedRef {
                 $0.isDirty = false

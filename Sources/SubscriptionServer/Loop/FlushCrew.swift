@@ -50,6 +50,17 @@ final class FlushCrew: @unchecked Sendable {
     /// Lists shorter than this are written by the loop alone: a helper's wake costs about as much as a few writes
     /// (docs/BENCHMARKS.md, "Issue 26": a wake ≈ 10 µs of process CPU, a write of a few small messages 2–5 µs).
     static let minimumEntries = 8
+    /// A list shorter than this is shared only when it holds at least ``minimumBytes``: a few small writes (one
+    /// message to each of 10 subscribers, the harness's `latency`) cost less than the wake, whose CPU would be taken
+    /// from the clients on the same cores.
+    static let manyEntries = 32
+    /// The bytes that make a list shorter than ``manyEntries`` worth sharing.
+    static let minimumBytes = 65_536
+
+    /// True when `count` sessions with `bytes` queued in all are worth a helper's wake.
+    static func shares(count: Int, bytes: Int) -> Bool {
+        count >= minimumEntries && (count >= manyEntries || bytes >= minimumBytes)
+    }
 
     /// How many helper threads write beside the loop.
     let helperCount: Int
