@@ -524,10 +524,20 @@ final class Session: SessionCustomer, @unchecked Sendable {
     /// megabytes, so the check is made after every command, not once per read).
     func processCommands() {
         if let mqtt { return processMQTT(mqtt) }
+        var sinceFlush = 0
         while machine.isReading, waitingCommand == nil, let result = parser.next() {
             handle(consume result)
+            sinceFlush += 1
+            if sinceFlush == Self.commandsPerEarlyFlush {
+                sinceFlush = 0
+                loop.flushAlone(self)
+            }
         }
     }
+
+    /// A pipelining client whose commands queue output for nobody else gets its replies after this many of them,
+    /// not only after the whole read (``EventLoop/flushAlone(_:)``).
+    static let commandsPerEarlyFlush = 128
 
     /// Runs a parsed command, or answers a malformed one; then lets the state machine pause reading when the output
     /// grew past its mark. While values of this session wait for their save, or replies of it are in flight, the server

@@ -248,6 +248,19 @@ final class EventLoop: @unchecked Sendable {
         if !crewList.isEmpty { writeTogether() }
     }
 
+    /// Between two commands of `reader`: writes its replies now when it is the only session with output (a client
+    /// that pipelines publications nobody receives, or requests), so that it gets them while the rest of its read is
+    /// run; a 64 KiB read holds about 400 `PUB`s of 128 B, and their window of replies would otherwise wait for all
+    /// of them (the harness's `ingest`: 1.37 times the publications, docs/BENCHMARKS.md, "Issue 26"). Not when others
+    /// have output: their writes are the turn's (a fan-out's subscribers get more per write that way).
+    func flushAlone(_ reader: Session) {
+        guard dirty.count == 1, dirty[0].toOpaque() == Unmanaged.passUnretained(reader).toOpaque(),
+            !reader.output.isBehind
+        else { return }
+        let entry = dirty.removeLast()
+        flush(entry)
+    }
+
     /// Writes the sessions in ``crewList`` (each taken from the dirty list, its reference with it): with the crew
     /// when they are worth a helper's wake (``FlushCrew/shares(count:bytes:)``), else one by one on the loop. Each one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is
     /// released, the state machine told, the rest written), and the list's reference given back.
