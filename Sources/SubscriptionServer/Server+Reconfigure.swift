@@ -31,9 +31,9 @@ extension Server {
     ///   explicitly (`REMOVE`), never behind their subscribers' backs.
     /// - `tls_cert`, `tls_key` and `tls_client_ca` are read again when TLS listeners run: new connections use the
     ///   new context, open ones keep theirs; files that do not load refuse the reload (the running context stays).
-    /// - Listeners and the state directory stay as they are: a changed `listen`, `unix_socket`, `unix_socket_mode`,
-    ///   `metrics_listen`, `state_dir`, `fsync` or `threads` is reported in ``ReconfigureOutcome/needsRestart`` and takes
-    ///   effect at the next start.
+    /// - Listeners, the state directory and the threads stay as they are: a changed `listen`, `unix_socket`,
+    ///   `unix_socket_mode`, `metrics_listen`, `state_dir`, `fsync` or `threads` is reported in
+    ///   ``ReconfigureOutcome/needsRestart`` and takes effect at the next start.
     /// - `metrics_top_numbers` applies from the next scrape (counting per number starts, or stops and forgets, when
     ///   it turns from or to 0).
     ///

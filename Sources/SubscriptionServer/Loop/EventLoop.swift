@@ -251,8 +251,8 @@ final class EventLoop: @unchecked Sendable {
     /// Between two commands of `reader`: writes its replies now when it is the only session with output (a client
     /// that pipelines publications nobody receives, or requests), so that it gets them while the rest of its read is
     /// run; a 64 KiB read holds about 400 `PUB`s of 128 B, and their window of replies would otherwise wait for all
-    /// of them (the harness's `ingest`: 1.37 times the publications, docs/BENCHMARKS.md, "Issue 26"). Not when others
-    /// have output: their writes are the turn's (a fan-out's subscribers get more per write that way).
+    /// of them (the harness's `ingest`: about 1.4 times the publications, docs/BENCHMARKS.md, "Issue 26"). Not when
+    /// others have output: their writes are the turn's (a fan-out's subscribers get more per write that way).
     func flushAlone(_ reader: Session) {
         guard dirty.count == 1, dirty[0].toOpaque() == Unmanaged.passUnretained(reader).toOpaque(),
             !reader.output.isBehind
@@ -262,8 +262,9 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Writes the sessions in ``crewList`` (each taken from the dirty list, its reference with it): with the crew
-    /// when they are worth a helper's wake (``FlushCrew/shares(count:bytes:)``), else one by one on the loop. Each one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is
-    /// released, the state machine told, the rest written), and the list's reference given back.
+    /// when they are worth a helper's wake (``FlushCrew/shares(count:bytes:)``), else one by one on the loop. Each
+    /// one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is released, the state
+    /// machine told, the rest written), and the list's reference given back.
     private func writeTogether() {
         guard let crew, FlushCrew.shares(count: crewList.count, bytes: crewBytes) else {
             for entry in crewList { flush(entry) }
@@ -272,14 +273,15 @@ final class EventLoop: @unchecked Sendable {
             return
         }
         crewBytes = 0
-        traffic.helperWrites += UInt64(crew.write(crewList, tools: writeTools) { entry, outcome in
+        let helped = crew.write(crewList, tools: writeTools) { entry, outcome in
             entry._withUnsafeGuaranteedRef {
                 $0.isDirty = false
                 $0.isHeldBack = false
                 $0.finishWrite(outcome)
             }
             entry.release()
-        })
+        }
+        traffic.helperWrites += UInt64(helped)
         crewList.removeAll(keepingCapacity: true)
     }
 

@@ -1,6 +1,6 @@
 import CSubdShim
-import Synchronization
 import SubscriptionSystem
+import Synchronization
 
 #if canImport(Glibc)
     import Glibc
