@@ -66,8 +66,9 @@ public struct ServerConfiguration: Sendable, Equatable {
     /// writes (docs/ARCHITECTURE.md, "More than one core"); 1 is one thread for everything. The default is the number
     /// of cores subd may run on.
     public var threads = ServerConfiguration.coreCount
-    /// The cores this process may run on (its CPU affinity, as `nproc` counts them), at least 1.
-    public static let coreCount: Int = Int(max(1, subd_available_cores()))
+    /// The cores this process may run on (its CPU affinity, as `nproc` counts them), at least 1 and at most 1,024.
+    /// A cgroup's CPU quota (a container limited to 2 CPUs on a larger host) is not seen: set `threads` there.
+    public static let coreCount: Int = min(1024, Int(max(1, subd_available_cores())))
     /// Most client connections at once; more are refused with `-ERR LIMIT`.
     public var maxConnections = 10_000
     /// Most subscriptions one session may hold.

@@ -530,7 +530,9 @@ final class Session: SessionCustomer, @unchecked Sendable {
             sinceFlush += 1
             if sinceFlush == Self.commandsPerEarlyFlush {
                 sinceFlush = 0
-                loop.flushAlone(self)
+                // Not once the command stopped reading (its output past the pause mark, a QUIT, a hold): the
+                // output then goes out as the state machine says.
+                if machine.isReading && waitingCommand == nil { loop.flushAlone(self) }
             }
         }
     }
@@ -684,6 +686,8 @@ final class Session: SessionCustomer, @unchecked Sendable {
     /// A write made by the loop's ``FlushCrew`` came back: what went out is released, and the rest is as at the end
     /// of ``flush()`` (the rest written, the write source armed when the socket is full, a failed socket closed).
     func finishWrite(_ outcome: FlushCrew.WriteOutcome) {
+        // Closed meanwhile (by the finish of a session before it in the list): its output is gone with it.
+        guard machine.phase != .closed else { return }
         switch outcome {
         case .wrote(let written, let offered):
             output.wrote(written, of: offered)

@@ -14,15 +14,18 @@ import Synchronization
 /// on a helper is the pure part of a write: the iovecs from the session's ``OutputQueue`` (a read of it) and one
 /// `writev(2)`.
 ///
-/// **How a list is shared.** Each thread claims the next entry with one atomic increment (``next``), writes it and
-/// counts it ``finished``; a helper that wakes late finds nothing left and sleeps again, so the loop never waits for
-/// a helper to wake, only for writes already under way. Helpers sleep on a condition variable (a POSIX one, which
-/// ThreadSanitizer sees, as ``HubLock``'s mutex) and are woken only when one sleeps.
+/// **How a list is shared.** Each thread claims the next entry with one compare-and-exchange of ``ticket`` (the
+/// list's number and the next index), writes it and counts it ``finished``; the loop wakes one sleeping helper per 8
+/// entries, and a helper that wakes late finds the list taken or gone and sleeps again, so the loop never waits for
+/// a wake, only for writes already under way. Helpers sleep on a condition variable (a POSIX one, which
+/// ThreadSanitizer sees, as ``HubLock``'s mutex).
 ///
-/// `@unchecked Sendable`, with these invariants (each checked by `make tsan`, which runs every test with the
-/// default `threads`, more than 1 on CI's two cores):
-/// - the list (``entries``, ``count``) is written by the loop only while no helper is in a job: ``isOpen`` is
-///   false (set under ``mutex``) and ``active`` is 0; a helper reads it only after joining under ``mutex``;
+/// `@unchecked Sendable`, with these invariants (checked by `make tsan`, which runs the whole suite with the default
+/// `threads`, 2 on CI's two cores; the lists long enough to share come mostly from `StressTests`, run there with
+/// `threads: 4`):
+/// - the list (``entries``, ``length``) is written by the loop only between lists: every entry of the last one was
+///   claimed and finished, and a helper reads an entry only after claiming it with a ticket of the current list
+///   (its exchange acquires what the loop released with the ticket);
 /// - an entry is written by the one thread that claimed it, and read by the loop after ``finished`` counted it
 ///   (release by the writer, acquire by the loop);
 /// - the sessions in a list are distinct, and no thread changes any session while a list is written.
@@ -67,9 +70,7 @@ final class FlushCrew: @unchecked Sendable {
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private let wake: UnsafeMutablePointer<pthread_cond_t>
-    /// Under ``mutex``: true while helpers may join the list.
-    private var isOpen = false
-    /// Under ``mutex``: counts the lists handed out, so a helper joins each one once.
+    /// Under ``mutex``: the last list handed out (its number), so a helper joins each one once.
     private var generation: UInt64 = 0
     /// Under ``mutex``: helpers waiting on ``wake``.
     private var sleeping = 0
@@ -81,13 +82,14 @@ final class FlushCrew: @unchecked Sendable {
     /// The list: see the invariants above.
     private var entries: UnsafeMutablePointer<Entry>
     private var capacity: Int
-    private var count = 0
-    /// The next entry to claim.
-    private let next = Atomic<Int>(0)
-    /// Entries written.
+    /// The list's number (low 32 bits of its ``generation``) in the high half, the next entry to claim in the low
+    /// half: a claim is one compare-and-exchange that also checks the list is still the one the thread joined, so
+    /// a helper that comes late (the list done, or the next one handed out) claims nothing and touches nothing.
+    private let ticket = Atomic<UInt64>(0)
+    /// The list's length, stored before its ``ticket``.
+    private let length = Atomic<Int>(0)
+    /// Entries of the list written.
     private let finished = Atomic<Int>(0)
-    /// Helpers inside the list (joined and not yet left).
-    private let active = Atomic<Int>(0)
 
     /// A crew of `helpers` threads (at least 1).
     init(helpers: Int) {
@@ -111,12 +113,18 @@ final class FlushCrew: @unchecked Sendable {
 
     /// Writes each of `sessions` once, the loop (which calls this, with its own iovecs and scratch buffer in
     /// `tools`) and the helpers together, and returns when all are written; `finish` then gets each session's
-    /// outcome, on the loop, in the list's order. Returns how many of the writes the helpers made.
+    /// outcome, on the loop, in the list's order. Returns how many of the writes the helpers made. Not reentrant:
+    /// `finish` must not hand out another list (debug builds check it).
     @discardableResult
     func write(
         _ sessions: [Unmanaged<Session>], tools: WriteTools, finish: (Unmanaged<Session>, WriteOutcome) -> Void
     ) -> Int {
+        assert(!isWriting, "FlushCrew.write called from inside a list's finish")
+        isWriting = true
+        defer { isWriting = false }
         if threads.isEmpty { startHelpers() }
+        // No helper reads the entries now: every claim of the last list was finished, and a late helper checks
+        // the ticket before it reads anything.
         if sessions.count > capacity {
             entries.deallocate()
             capacity = max(sessions.count, capacity * 2)
@@ -125,23 +133,23 @@ final class FlushCrew: @unchecked Sendable {
         for (index, session) in sessions.enumerated() {
             (entries + index).initialize(to: Entry(session: session, outcome: .full, byHelper: false))
         }
-        count = sessions.count
-        next.store(0, ordering: .relaxed)
+        let count = sessions.count
+        length.store(count, ordering: .relaxed)
         finished.store(0, ordering: .relaxed)
         pthread_mutex_lock(mutex)
-        isOpen = true
         generation &+= 1
-        if sleeping > 0 { pthread_cond_broadcast(wake) }
+        let list = UInt32(truncatingIfNeeded: generation)
+        ticket.store(UInt64(list) << 32, ordering: .releasing)
+        // One helper for every 8 entries at most: a wake costs microseconds, a short list is not worth many.
+        let wanted = min(sleeping, max(1, count / Self.minimumEntries))
+        for _ in 0..<wanted { pthread_cond_signal(wake) }
         pthread_mutex_unlock(mutex)
 
-        work(with: tools, byHelper: false)
+        work(on: list, with: tools, byHelper: false)
 
-        pthread_mutex_lock(mutex)
-        isOpen = false
-        pthread_mutex_unlock(mutex)
-        // Only writes already under way are left (a helper that claimed an entry is writing it now).
+        // Only writes already under way are left (each claimed entry is being written now).
         var spins = 0
-        while finished.load(ordering: .acquiring) < count || active.load(ordering: .acquiring) > 0 {
+        while finished.load(ordering: .acquiring) < count {
             spins += 1
             if spins > 64 { sched_yield() }
         }
@@ -154,11 +162,25 @@ final class FlushCrew: @unchecked Sendable {
         return helped
     }
 
-    /// Claims and writes entries until none is left.
-    private func work(with tools: WriteTools, byHelper: Bool) {
+    /// True while the loop is in ``write(_:tools:finish:)`` (for its reentrancy check).
+    private var isWriting = false
+
+    /// Claims and writes entries of list `list` until none is left, or the list is no longer the current one.
+    private func work(on list: UInt32, with tools: WriteTools, byHelper: Bool) {
         while true {
-            let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard index < count else { return }
+            var word = ticket.load(ordering: .acquiring)
+            var index = 0
+            while true {
+                guard UInt32(truncatingIfNeeded: word >> 32) == list else { return }
+                index = Int(word & 0xffff_ffff)
+                // A length of a later list only goes with a ticket of that list: the exchange below then fails.
+                guard index < length.load(ordering: .relaxed) else { return }
+                let (exchanged, original) = ticket.compareExchange(
+                    expected: word, desired: word + 1, successOrdering: .acquiringAndReleasing,
+                    failureOrdering: .acquiring)
+                if exchanged { break }
+                word = original
+            }
             let session = entries[index].session
             entries[index].outcome = session._withUnsafeGuaranteedRef { Self.writeOnce($0, tools) }
             entries[index].byHelper = byHelper
@@ -199,23 +221,21 @@ final class FlushCrew: @unchecked Sendable {
         }
     }
 
-    /// A helper's life: sleep until a list is handed out, join it, write from it, until ``stop()``.
+    /// A helper's life: sleep until a list is handed out, write from it, until ``stop()``.
     private func serve() {
         let tools = WriteTools()
         var seen: UInt64 = 0
         pthread_mutex_lock(mutex)
         while true {
-            while !isStopping && (!isOpen || generation == seen) {
+            while !isStopping && generation == seen {
                 sleeping += 1
                 pthread_cond_wait(wake, mutex)
                 sleeping -= 1
             }
             if isStopping { break }
             seen = generation
-            active.wrappingAdd(1, ordering: .relaxed)
             pthread_mutex_unlock(mutex)
-            work(with: tools, byHelper: true)
-            active.wrappingSubtract(1, ordering: .releasing)
+            work(on: UInt32(truncatingIfNeeded: seen), with: tools, byHelper: true)
             pthread_mutex_lock(mutex)
         }
         pthread_mutex_unlock(mutex)
