@@ -21,6 +21,9 @@ final class StressTests: IntegrationTestCase {
         let numbers = (0..<4).map { "STRESS.n\($0)" }
         let publisherCount = 8
         let perPublisher = 2_000
+        // About 600 bytes a message: a publisher's batch of 250 then gives each subscriber tens of KiB a turn, so the
+        // turn's list of sessions to write holds the 64 KiB that make it worth sharing with the helpers.
+        let padding = String(repeating: "x", count: 580)
         let daemon = try startDaemon(DaemonConfig(numbers: numbers, extraLines: ["threads: \(threads)"]))
         // Subscriber k: one exact number; every third also the wildcard over all of them (so that number's messages
         // match twice and must still come once); every fourth a second exact number.
@@ -49,7 +52,8 @@ final class StressTests: IntegrationTestCase {
                 for _ in 0..<expected[index] {
                     let message = try subscriber.nextMessage()
                     let words = String(decoding: message.payload, as: UTF8.self).split(separator: " ")
-                    guard words.count == 2, let publisher = Int(words[0]), let sequence = Int(words[1]),
+                    guard words.count == 3, words[2] == padding, let publisher = Int(words[0]),
+                        let sequence = Int(words[1]),
                         last.indices.contains(publisher),
                         receives(subscriptions[index], message.number),
                         numbers[(sequence + publisher) % numbers.count] == message.number
@@ -72,7 +76,7 @@ final class StressTests: IntegrationTestCase {
                     var batch: [UInt8] = []
                     for sequence in sent..<sent + count {
                         let number = numbers[(sequence + index) % numbers.count]
-                        let text = "\(index) \(sequence)"
+                        let text = "\(index) \(sequence) \(padding)"
                         // Half SEND, half PUB: both paths.
                         if sequence.isMultiple(of: 2) {
                             batch += Array("SEND \(number) \(text)\n".utf8)
