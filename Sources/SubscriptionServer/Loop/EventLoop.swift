@@ -60,11 +60,6 @@ final class EventLoop: @unchecked Sendable {
         @exclusivity(unchecked)
     #endif
     private var crewList: [Unmanaged<Session>] = []
-    /// The output queued by the sessions in ``crewList``.
-    #if !DEBUG
-        @exclusivity(unchecked)
-    #endif
-    private var crewBytes = 0
     /// The most bytes gathered for one write to a plain socket.
     static let writeScratchSize = 65_536
     /// The sessions to flush, each retained once from ``markDirty(_:)`` until it is flushed (so a session closed
@@ -173,11 +168,8 @@ final class EventLoop: @unchecked Sendable {
                     index += 1
                     if coalescing && entry._withUnsafeGuaranteedRef({ holdsBack($0) }) {
                         heldBack.append(entry)
-                    } else if crew != nil && entry._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
-                        crewList.append(entry)
-                        crewBytes += entry._withUnsafeGuaranteedRef { $0.output.pendingBytes }
                     } else {
-                        flush(entry)
+                        flushOrList(entry)
                     }
                 }
                 // Finishing the list's writes may make more sessions dirty (a slow consumer's end): the loop above
@@ -238,12 +230,7 @@ final class EventLoop: @unchecked Sendable {
             }
             dirty.swapAt(index, dirty.count - 1)
             dirty.removeLast()
-            if crew != nil && session._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
-                crewList.append(session)
-                crewBytes += session._withUnsafeGuaranteedRef { $0.output.pendingBytes }
-            } else {
-                flush(session)
-            }
+            flushOrList(session)
         }
         if !crewList.isEmpty { writeTogether() }
     }
@@ -261,18 +248,26 @@ final class EventLoop: @unchecked Sendable {
         flush(entry)
     }
 
+    /// Flushes a session taken from the dirty list now, or, when the crew may write it, puts it in ``crewList`` for
+    /// ``writeTogether()``.
+    private func flushOrList(_ session: Unmanaged<Session>) {
+        if crew != nil && session._withUnsafeGuaranteedRef({ $0.writesWithCrew }) {
+            crewList.append(session)
+        } else {
+            flush(session)
+        }
+    }
+
     /// Writes the sessions in ``crewList`` (each taken from the dirty list, its reference with it): with the crew
-    /// when they are worth a helper's wake (``FlushCrew/shares(count:bytes:)``), else one by one on the loop. Each
+    /// when they are worth a helper's wake (``FlushCrew/shares(_:)``), else one by one on the loop. Each
     /// one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is released, the state
     /// machine told, the rest written), and the list's reference given back.
     private func writeTogether() {
-        guard let crew, FlushCrew.shares(count: crewList.count, bytes: crewBytes) else {
+        guard let crew, FlushCrew.shares(crewList) else {
             for entry in crewList { flush(entry) }
             crewList.removeAll(keepingCapacity: true)
-            crewBytes = 0
             return
         }
-        crewBytes = 0
         let helped = crew.write(crewList, tools: writeTools) { entry, outcome in
             entry._withUnsafeGuaranteedRef {
                 $0.isDirty = false

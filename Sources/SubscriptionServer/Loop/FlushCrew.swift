@@ -60,9 +60,17 @@ final class FlushCrew: @unchecked Sendable {
     /// The bytes that make a list shorter than ``manyEntries`` worth sharing.
     static let minimumBytes = 65_536
 
-    /// True when `count` sessions with `bytes` queued in all are worth a helper's wake.
-    static func shares(count: Int, bytes: Int) -> Bool {
-        count >= minimumEntries && (count >= manyEntries || bytes >= minimumBytes)
+    /// True when `sessions` are worth a helper's wake (their queued bytes are added up only for a list between
+    /// ``minimumEntries`` and ``manyEntries`` long).
+    static func shares(_ sessions: [Unmanaged<Session>]) -> Bool {
+        guard sessions.count >= minimumEntries else { return false }
+        guard sessions.count < manyEntries else { return true }
+        var bytes = 0
+        for session in sessions {
+            bytes += session._withUnsafeGuaranteedRef { $0.output.pendingBytes }
+            if bytes >= minimumBytes { return true }
+        }
+        return false
     }
 
     /// How many helper threads write beside the loop.
