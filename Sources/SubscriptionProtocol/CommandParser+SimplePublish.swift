@@ -95,7 +95,7 @@ extension CommandParser {
     /// is asked about here first: a call of the cache's method with a slice of the parser's buffer costs a retain of
     /// that buffer. (Mutating, so that the call borrows the parser instead of copying it.)
     mutating func cachedNumber(_ bytes: ArraySlice<UInt8>) -> String? {
-        if NumberCache.same(bytes, numberCache.last) { return numberCache.last }
+        if NumberCache.same(bytes, numberCache.lastBytes) { return numberCache.last }
         return numberCache.number(inTableMatching: bytes)
     }
 }

@@ -95,6 +95,6 @@ final class ParserNumberCacheTests: XCTestCase {
 extension NumberCache {
     /// What the parser asks (``CommandParser/cachedNumber(_:)``): the last number, then the table.
     fileprivate func lookUp(_ bytes: ArraySlice<UInt8>) -> String? {
-        NumberCache.same(bytes, last) ? last : number(inTableMatching: bytes)
+        NumberCache.same(bytes, lastBytes) ? last : number(inTableMatching: bytes)
     }
 }

@@ -105,7 +105,15 @@ final class Session: SessionCustomer, @unchecked Sendable {
     #if !DEBUG
         @exclusivity(unchecked)
     #endif
-    var waitingCommand: Result<Command, ProtocolError>?
+    var waitingCommand: Result<Command, ProtocolError>? {
+        didSet { hasWaitingCommand = waitingCommand != nil }
+    }
+    /// Whether ``waitingCommand`` holds one, kept beside it for the read loop's test before every command: reading the
+    /// optional itself copies and destroys it there, through the runtime's enum-tag call (about 5% of an ingest).
+    #if !DEBUG
+        @exclusivity(unchecked)
+    #endif
+    private(set) var hasWaitingCommand = false
     /// Replies that wait for something in flight (a publication's confirmations from other cluster nodes), and those
     /// of the commands behind them: while any is held, every reply joins them, so replies keep command order.
     #if !DEBUG
@@ -387,7 +395,7 @@ final class Session: SessionCustomer, @unchecked Sendable {
     private func readCommands() {
         var reads = 0
         lastReadTurn = loop.turn
-        while machine.isReading && waitingCommand == nil {
+        while machine.isReading && !hasWaitingCommand {
             guard reads < Self.readsPerTurn else {
                 // One busy client must not starve the others: come back after them.
                 scheduleRead()
@@ -525,21 +533,24 @@ final class Session: SessionCustomer, @unchecked Sendable {
     func processCommands() {
         if let mqtt { return processMQTT(mqtt) }
         var sinceFlush = 0
-        while machine.isReading, waitingCommand == nil, let result = parser.next() {
+        while machine.isReading, !hasWaitingCommand, let result = parser.next() {
             handle(consume result)
             sinceFlush += 1
             if sinceFlush == Self.commandsPerEarlyFlush {
                 sinceFlush = 0
                 // Not once the command stopped reading (its output past the pause mark, a QUIT, a hold): the
                 // output then goes out as the state machine says.
-                if machine.isReading && waitingCommand == nil { loop.flushAlone(self) }
+                if machine.isReading && !hasWaitingCommand { loop.flushAlone(self) }
             }
         }
     }
 
     /// A pipelining client whose commands queue output for nobody else gets its replies after this many of them,
-    /// not only after the whole read (``EventLoop/flushAlone(_:)``).
-    static let commandsPerEarlyFlush = 128
+    /// not only after the whole read (``EventLoop/flushAlone(_:)``). Each write costs the loop the socket's delivery
+    /// (on loopback, the peer's side too), so fewer are better, as long as a client that waits for its `+OK`s gets
+    /// some before its window runs out: with 1,000 publications in flight, 512 gave an ingest 1.19 times the rate of
+    /// 128, and writing only after the whole read (one window's worth) 0.70 times.
+    static let commandsPerEarlyFlush = 512
 
     /// Runs a parsed command, or answers a malformed one; then lets the state machine pause reading when the output
     /// grew past its mark. While values of this session wait for their save, or replies of it are in flight, the server
@@ -584,7 +595,7 @@ final class Session: SessionCustomer, @unchecked Sendable {
             // An MQTT connection may wait with a packet it could not start yet (behind replies in flight).
             if mqtt != nil, machine.phase == .open {
                 processCommands()
-                if waitingCommand == nil { scheduleRead() }
+                if !hasWaitingCommand { scheduleRead() }
             }
             return
         }
@@ -593,7 +604,7 @@ final class Session: SessionCustomer, @unchecked Sendable {
         handle(waiting)
         processCommands()
         // Reading stopped while the command waited; bytes that came meanwhile may not be reported again.
-        if waitingCommand == nil { scheduleRead() }
+        if !hasWaitingCommand { scheduleRead() }
     }
 
     /// While closing: read and drop what the peer still sends, until it closes.

@@ -281,7 +281,7 @@ extension Session {
     /// waiting, its output under its mark): one packet's commands all run (or the first that must wait stops them)
     /// before the next packet is read.
     func processMQTT(_ front: MQTTConnection) {
-        while machine.isReading, waitingCommand == nil, front.phase != .connecting {
+        while machine.isReading, !hasWaitingCommand, front.phase != .connecting {
             if let next = front.pendingCommands.popFirst() {
                 if case .subscribe = next.command { front.subscribing?.sendsRetained = next.sendsRetained }
                 owner.run(next.command, for: self, customer: next.customer, message: next.message)

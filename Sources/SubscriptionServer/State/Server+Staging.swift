@@ -83,7 +83,7 @@ extension Server {
             } else {
                 publish(value)
             }
-            if session.stagedValues == 0 && session.waitingCommand != nil { resumeOnNextTurn(session) }
+            if session.stagedValues == 0 && session.hasWaitingCommand { resumeOnNextTurn(session) }
         }
     }
 
