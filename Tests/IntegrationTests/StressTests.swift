@@ -21,13 +21,14 @@ final class StressTests: IntegrationTestCase {
         let numbers = (0..<4).map { "STRESS.n\($0)" }
         let publisherCount = 8
         let perPublisher = 2_000
-        // About 600 bytes a message: a publisher's batch of 250 then gives each subscriber tens of KiB a turn, so the
-        // turn's list of sessions to write holds the 64 KiB that make it worth sharing with the helpers.
+        // 32 subscribers: a publisher's batch (about 250 messages, over the four numbers) gives every one of them
+        // output, so a turn's list of sessions to write reaches the 32 that make it worth sharing with the helpers
+        // (``FlushCrew/minimumEntries``). About 600 bytes a message, so each write is more than a few bytes.
         let padding = String(repeating: "x", count: 580)
         let daemon = try startDaemon(DaemonConfig(numbers: numbers, extraLines: ["threads: \(threads)"]))
         // Subscriber k: one exact number; every third also the wildcard over all of them (so that number's messages
         // match twice and must still come once); every fourth a second exact number.
-        let subscriptions: [[String]] = (0..<16).map { k in
+        let subscriptions: [[String]] = (0..<32).map { k in
             var patterns = [numbers[k % 4]]
             if k.isMultiple(of: 3) { patterns.append("STRESS.*") }
             if k.isMultiple(of: 4) { patterns.append(numbers[(k + 1) % 4]) }

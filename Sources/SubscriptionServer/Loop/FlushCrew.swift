@@ -50,27 +50,20 @@ final class FlushCrew: @unchecked Sendable {
         case failed(errno: Int32)
     }
 
-    /// Lists shorter than this are written by the loop alone: a helper's wake costs about as much as a few writes
-    /// (docs/BENCHMARKS.md, "Issue 26": a wake ≈ 10 µs of process CPU, a write of a few small messages 2–5 µs).
-    static let minimumEntries = 8
-    /// A list shorter than this is shared only when it holds at least ``minimumBytes``: a few small writes (one
-    /// message to each of 10 subscribers, the harness's `latency`) cost less than the wake, whose CPU would be taken
-    /// from the clients on the same cores.
-    static let manyEntries = 32
-    /// The bytes that make a list shorter than ``manyEntries`` worth sharing.
-    static let minimumBytes = 65_536
+    /// Lists shorter than this are written by the loop alone. A helper's wake costs about as much as a few writes
+    /// (docs/BENCHMARKS.md, "Issue 26": a wake ≈ 10 µs of process CPU, a write of a few small messages
+    /// 2–5 µs), and a short list is also what a turn after a stall brings (the harness's `latency`, 10
+    /// subscribers): there a helper that claimed a write and then waited for a core held the loop at the join, and
+    /// the latency tail with helpers was 1.29 times the one without (docs/BENCHMARKS.md, "Issue 26: the helpers").
+    /// A list of a few sessions with much to write (fan-out to 10) is written by the loop alone too.
+    static let minimumEntries = 32
 
-    /// True when `sessions` are worth a helper's wake (their queued bytes are added up only for a list between
-    /// ``minimumEntries`` and ``manyEntries`` long).
+    /// Entries per helper woken: a list wakes at most one sleeping helper for each this many.
+    static let entriesPerHelper = 8
+
+    /// True when `sessions` are worth a helper's wake.
     static func shares(_ sessions: [Unmanaged<Session>]) -> Bool {
-        guard sessions.count >= minimumEntries else { return false }
-        guard sessions.count < manyEntries else { return true }
-        var bytes = 0
-        for session in sessions {
-            bytes += session._withUnsafeGuaranteedRef { $0.output.pendingBytes }
-            if bytes >= minimumBytes { return true }
-        }
-        return false
+        sessions.count >= minimumEntries
     }
 
     /// How many helper threads write beside the loop.
@@ -149,7 +142,7 @@ final class FlushCrew: @unchecked Sendable {
         let list = UInt32(truncatingIfNeeded: generation)
         ticket.store(UInt64(list) << 32, ordering: .releasing)
         // One helper for every 8 entries at most: a wake costs microseconds, a short list is not worth many.
-        let wanted = min(sleeping, max(1, count / Self.minimumEntries))
+        let wanted = min(sleeping, max(1, count / Self.entriesPerHelper))
         for _ in 0..<wanted { pthread_cond_signal(wake) }
         pthread_mutex_unlock(mutex)
 
