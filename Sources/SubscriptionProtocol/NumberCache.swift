@@ -50,26 +50,29 @@ struct NumberCache {
 
     /// Remembers a number that passed the check (its bytes are those the cache missed); it becomes ``last``.
     mutating func insert(_ number: String) {
+        // One array of the bytes, for the slot and for ``lastBytes``.
+        let bytes = Array(number.utf8)
         defer {
             last = number
-            lastBytes = Array(number.utf8)
+            lastBytes = bytes
         }
         if slots.isEmpty {
             guard !last.isEmpty else { return }
             slots = [Slot](repeating: Slot(), count: Self.capacity)
-            store(last)
+            store(last, bytes: lastBytes)
         }
-        store(number)
+        store(number, bytes: bytes)
     }
 
-    private mutating func store(_ number: String) {
-        let hash = Publication.withBytes(of: number) { Self.hash(of: UnsafeRawBufferPointer($0)) }
+    /// Puts `number` (whose UTF-8 bytes are `bytes`) in its slot.
+    private mutating func store(_ number: String, bytes: [UInt8]) {
+        let hash = bytes.withUnsafeBytes { Self.hash(of: $0) }
         var free = hash & (Self.capacity - 1)
         for step in 0..<Self.probes where slots[(hash &+ step) & (Self.capacity - 1)].number.isEmpty {
             free = (hash &+ step) & (Self.capacity - 1)
             break
         }
-        slots[free] = Slot(hash: hash, number: number, bytes: Array(number.utf8))
+        slots[free] = Slot(hash: hash, number: number, bytes: bytes)
     }
 
     /// The hash of a number's bytes; its low bits pick the first slot.

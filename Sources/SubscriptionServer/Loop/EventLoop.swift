@@ -259,11 +259,11 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Writes the sessions in ``crewList`` (each taken from the dirty list, its reference with it): with the crew
-    /// when they are worth a helper's wake (``FlushCrew/shares(_:)``), else one by one on the loop. Each
+    /// when they are worth a helper's wake (``FlushCrew/shares(count:)``), else one by one on the loop. Each
     /// one's write is then finished on the loop (``Session/finishWrite(_:)``: what went out is released, the state
     /// machine told, the rest written), and the list's reference given back.
     private func writeTogether() {
-        guard let crew, FlushCrew.shares(crewList) else {
+        guard let crew, FlushCrew.shares(count: crewList.count) else {
             for entry in crewList { flush(entry) }
             crewList.removeAll(keepingCapacity: true)
             return

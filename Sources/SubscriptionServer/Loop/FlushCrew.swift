@@ -61,9 +61,9 @@ final class FlushCrew: @unchecked Sendable {
     /// Entries per helper woken: a list wakes at most one sleeping helper for each this many.
     static let entriesPerHelper = 8
 
-    /// True when `sessions` are worth a helper's wake.
-    static func shares(_ sessions: [Unmanaged<Session>]) -> Bool {
-        sessions.count >= minimumEntries
+    /// True when a list of `count` sessions is worth a helper's wake.
+    static func shares(count: Int) -> Bool {
+        count >= minimumEntries
     }
 
     /// How many helper threads write beside the loop.
