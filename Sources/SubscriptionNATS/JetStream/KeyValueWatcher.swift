@@ -5,7 +5,7 @@ public enum KeyValueWatchEvent: Equatable, Sendable {
     /// A key's new entry (a put, or a delete or purge marker), in revision order, each revision at most once.
     case entry(KeyValueEntry)
     /// The load is done: every key's latest entry up to now has been reported (after the first load, and after
-    /// each reload that follows a reconnect).
+    /// each reload that follows a reconnect or a gap in the live writes).
     case caughtUp
     /// A load failed (it is tried again after a second, as long as the watcher runs).
     case loadFailed(JetStreamError)
@@ -22,6 +22,12 @@ public enum KeyValueWatchEvent: Equatable, Sendable {
 /// Live writes that arrive during a load wait and follow it; an entry at or below the last reported revision is
 /// dropped, so nothing is reported twice. Writes made while the client was disconnected are found by the reload.
 ///
+/// Every write the bucket stores takes the stream's next sequence, so a live write more than one after the last
+/// revision reported shows a write whose republish never came (it is lost with the stream's leader when that server
+/// fails, and the new leader's republishes may pass the old one's on the routes): the watcher then reloads from the
+/// last revision it reported, and the live write waits behind the load. A gap whose writes are gone from the bucket
+/// (another write of the key replaced them, or they expired) costs one load that finds nothing.
+///
 /// Confined to the client's queue (`@unchecked Sendable`). ``stop()`` ends it; a watcher not stopped lives as long
 /// as its client's subscription.
 public final class KeyValueWatcher: @unchecked Sendable {
@@ -37,6 +43,8 @@ public final class KeyValueWatcher: @unchecked Sendable {
     /// (the live writes that arrived during a load are reported after it, with this false).
     public private(set) var isLoading = false
     private var needsReload = false
+    /// How many times a live write showed that a write before it never came, and the watcher reloaded.
+    public private(set) var gapsFound = 0
     private var waiting: [KeyValueEntry] = []
     private var isStopped = false
 
@@ -80,7 +88,15 @@ public final class KeyValueWatcher: @unchecked Sendable {
         guard !isStopped else { return }
         switch KeyValueEntry.make(bucket: bucket.name, fromHeadersOf: message) {
         case .success(let entry):
-            if isLoading { waiting.append(entry) } else { report(entry) }
+            if isLoading {
+                waiting.append(entry)
+            } else if entry.revision > lastRevision + 1 {
+                gapsFound += 1
+                waiting.append(entry)
+                reload()
+            } else {
+                report(entry)
+            }
         case .failure:
             break  // not a stored write of this bucket
         }
