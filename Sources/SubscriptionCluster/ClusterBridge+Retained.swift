@@ -34,6 +34,10 @@ extension ClusterBridge {
     public static let retainedBucket = "subd_retained"
     /// The value a retained number has in the numbers bucket.
     static let retainedValue = Array("retained".utf8)
+    /// How many of a number's latest values the retained bucket keeps: a node that missed a stored value's republish
+    /// (lost with a NATS server that died) finds it at the next gap in the live writes, unless this many newer ones
+    /// of the number were stored first. Costs up to this many reads per number in a node's first load.
+    static let retainedHistory = 8
     /// How long a publication may wait for its write to win (other nodes writing the same number at once).
     static let retainedWriteDeadline: DispatchTimeInterval = .seconds(2)
 
@@ -43,7 +47,8 @@ extension ClusterBridge {
     func openRetainedBucketIfNeeded() {
         guard retained.bucket == nil, !retained.isOpening, client.isConnected else { return }
         retained.isOpening = true
-        let configuration = KeyValueConfiguration(bucket: Self.retainedBucket, replicas: settings.bucketReplicas)
+        let configuration = KeyValueConfiguration(
+            bucket: Self.retainedBucket, replicas: settings.bucketReplicas, history: Self.retainedHistory)
         KeyValueBucket.createOrOpen(configuration, client: client, timeout: Self.bucketTimeout) { [self] result in
             switch result {
             case .success(let bucket): retainedBucketOpened(bucket)
@@ -82,7 +87,9 @@ extension ClusterBridge {
             }
         case .caughtUp:
             catchUp.caughtUp(.retained)
-            logger.info("cluster: retained values caught up with the bucket")
+            let gaps = retained.watcher?.gapsFound ?? 0
+            let since = gaps > 0 ? " (gaps in its live writes read from it so far: \(gaps))" : ""
+            logger.info("cluster: retained values caught up with the bucket\(since)")
         case .loadFailed(let error):
             logger.warning("cluster: loading the retained bucket failed (tried again): \(error)")
         }

@@ -119,37 +119,46 @@ final class KeyValueWatchTests: NATSTestCase {
     }
 
     /// A write the bucket stored whose republish never came (as when the stream's leader dies between the two): the
-    /// next live write's revision shows the gap, and the watcher loads the missing write before it. The bucket here
-    /// republishes only the keys under `SEEN.`, so writes of `UNSEEN` are stored and never republished.
-    func testALiveWriteAfterAGapLoadsTheWriteWhoseRepublishNeverCame() async throws {
+    /// next live write's revision shows the gap, and the watcher loads the missing writes before it, those the
+    /// bucket still keeps: with a history of 1 a write of the key replaced it, with 2 it is still there. The bucket
+    /// here republishes only the keys under `SEEN.`, so writes of `UNSEEN` are stored and never republished.
+    func testALiveWriteAfterAGapLoadsTheWritesWhoseRepublishNeverCame() async throws {
         let server = try jetStream()
         let client = try connectedClient([server.address])
-        var config = KeyValueConfiguration(bucket: "part", maxBytes: 1 << 20).streamConfig
-        config.republish = JetStreamJSON.Republish(src: "$KV.part.SEEN.>", dest: "subd.kv.part.SEEN.>")
-        let created = try await client.client.request(
-            subject: "$JS.API.STREAM.CREATE.KV_part", payload: Array(JSONCoding.encode(config).utf8))
-        XCTAssertFalse(String(decoding: created.payload, as: UTF8.self).contains("\"error\""), "\(created)")
-        let part = try await KeyValueBucket.open("part", client: client.client)
-        let (watcher, events) = try watch(part, client)
-        XCTAssertNotNil(events.wait(for: { $0 == .caughtUp }))
+        for history in [1, 2] {
+            let name = "part\(history)"
+            var config = KeyValueConfiguration(bucket: name, maxBytes: 1 << 20, history: history).streamConfig
+            config.republish = JetStreamJSON.Republish(src: "$KV.\(name).SEEN.>", dest: "subd.kv.\(name).SEEN.>")
+            let created = try await client.client.request(
+                subject: "$JS.API.STREAM.CREATE.KV_\(name)", payload: Array(JSONCoding.encode(config).utf8))
+            XCTAssertFalse(String(decoding: created.payload, as: UTF8.self).contains("\"error\""), "\(created)")
+            let part = try await KeyValueBucket.open(name, client: client.client)
+            let (watcher, events) = try watch(part, client)
+            XCTAssertNotNil(events.wait(for: { $0 == .caughtUp }))
 
-        _ = try await part.put("SEEN.a", Array("1".utf8))
-        XCTAssertTrue(events.wait(untilAll: { self.entries($0).count == 1 }), "\(events.all)")
-        _ = try await part.put("UNSEEN", Array("1".utf8))
-        _ = try await part.put("UNSEEN", Array("2".utf8))  // replaces the first in the bucket: that one is gone
-        _ = try await part.put("SEEN.b", Array("1".utf8))
-        XCTAssertTrue(events.wait(untilAll: { self.entries($0).count == 3 }), "\(events.all)")
-        _ = try await part.put("SEEN.a", Array("2".utf8))
-        XCTAssertTrue(events.wait(untilAll: { self.entries($0).count == 4 }), "\(events.all)")
-        client.flush()
-        XCTAssertEqual(entries(events.all), ["SEEN.a=1", "UNSEEN=2", "SEEN.b=1", "SEEN.a=2"], "in revision order")
-        let revisions = events.all.compactMap { event -> UInt64? in
-            guard case .entry(let entry) = event else { return nil }
-            return entry.revision
+            _ = try await part.put("SEEN.a", Array("1".utf8))
+            XCTAssertTrue(events.wait(untilAll: { self.entries($0).count == 1 }), "\(events.all)")
+            _ = try await part.put("UNSEEN", Array("1".utf8))
+            _ = try await part.put("UNSEEN", Array("2".utf8))
+            _ = try await part.put("SEEN.b", Array("1".utf8))
+            _ = try await part.put("SEEN.a", Array("2".utf8))
+            let expected =
+                history == 1
+                ? ["SEEN.a=1", "UNSEEN=2", "SEEN.b=1", "SEEN.a=2"]
+                : ["SEEN.a=1", "UNSEEN=1", "UNSEEN=2", "SEEN.b=1", "SEEN.a=2"]
+            XCTAssertTrue(
+                events.wait(untilAll: { self.entries($0).count == expected.count && $0.last == .caughtUp }),
+                "\(events.all)")
+            client.flush()
+            XCTAssertEqual(entries(events.all), expected, "history \(history): in revision order")
+            let revisions = events.all.compactMap { event -> UInt64? in
+                guard case .entry(let entry) = event else { return nil }
+                return entry.revision
+            }
+            XCTAssertEqual(revisions, history == 1 ? [1, 3, 4, 5] : [1, 2, 3, 4, 5], "history \(history)")
+            XCTAssertEqual(client.sync { _ in watcher.gapsFound }, 1, "history \(history): one gap, one load")
+            XCTAssertEqual(events.all.filter { $0 == .caughtUp }.count, 2, "the first load and the gap's")
+            client.sync { _ in watcher.stop() }
         }
-        XCTAssertEqual(revisions, [1, 3, 4, 5])
-        XCTAssertEqual(client.sync { _ in watcher.gapsFound }, 1, "one gap, one load")
-        XCTAssertEqual(events.all.filter { $0 == .caughtUp }.count, 2, "the first load and the gap's")
-        client.sync { _ in watcher.stop() }
     }
 }

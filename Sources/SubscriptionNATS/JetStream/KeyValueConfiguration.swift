@@ -1,5 +1,5 @@
-/// How a key-value bucket is made: a JetStream stream `KV_<bucket>` over `$KV.<bucket>.>` that keeps one message
-/// per key, with direct gets, and that republishes every stored write on `<updatesPrefix>.<bucket>.<key>` for
+/// How a key-value bucket is made: a JetStream stream `KV_<bucket>` over `$KV.<bucket>.>` that keeps the latest
+/// ``history`` messages per key (one by default), with direct gets, and that republishes every stored write on `<updatesPrefix>.<bucket>.<key>` for
 /// watchers.
 public struct KeyValueConfiguration: Equatable, Sendable {
     /// Where the stream keeps its data.
@@ -22,20 +22,25 @@ public struct KeyValueConfiguration: Equatable, Sendable {
     public var maxValueSize: Int?
     /// How long a value lives; nil: for ever.
     public var maxAge: Duration?
+    /// How many of a key's latest writes the bucket keeps (1 to 64): the latest is its value; the ones before it
+    /// let a watcher that missed writes (``KeyValueWatcher``, a gap) still read them after newer ones were stored.
+    public var history: Int
     /// The subject prefix stored writes are republished under, for ``KeyValueWatcher``.
     public var updatesPrefix: String
 
-    /// A bucket kept on file, one replica, without limits, republishing under `subd.kv`.
+    /// A bucket kept on file, one replica, one write per key, without limits, republishing under `subd.kv`.
     public init(
         bucket: String, replicas: Int = 1, storage: Storage = .file, maxBytes: Int? = nil, maxValueSize: Int? = nil,
-        maxAge: Duration? = nil, updatesPrefix: String = "subd.kv"
+        maxAge: Duration? = nil, history: Int = 1, updatesPrefix: String = "subd.kv"
     ) {
+        precondition((1...64).contains(history), "a bucket keeps 1 to 64 writes per key")
         self.bucket = bucket
         self.replicas = replicas
         self.storage = storage
         self.maxBytes = maxBytes
         self.maxValueSize = maxValueSize
         self.maxAge = maxAge
+        self.history = history
         self.updatesPrefix = updatesPrefix
     }
 
@@ -58,8 +63,8 @@ public struct KeyValueConfiguration: Equatable, Sendable {
         let duplicateWindow = maxAgeNanoseconds > 0 ? min(maxAgeNanoseconds, 120_000_000_000) : 120_000_000_000
         return JetStreamJSON.StreamConfig(
             name: "KV_\(bucket)", subjects: ["$KV.\(bucket).>"], maxBytes: maxBytes ?? -1, maxAge: maxAgeNanoseconds,
-            maxMessageSize: maxValueSize ?? -1, storage: storage.rawValue, replicas: replicas,
-            duplicateWindow: duplicateWindow,
+            maxMessagesPerSubject: history, maxMessageSize: maxValueSize ?? -1, storage: storage.rawValue,
+            replicas: replicas, duplicateWindow: duplicateWindow,
             republish: JetStreamJSON.Republish(src: "$KV.\(bucket).>", dest: "\(updatesPrefix).\(bucket).>"))
     }
 }
