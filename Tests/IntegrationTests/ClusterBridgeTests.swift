@@ -103,7 +103,7 @@ final class ClusterBridgeTests: ClusterTestCase {
         }
 
         _ = doomed.stop(signal: SIGKILL)
-        try eventually("NATS dropped node3's interest as its connection closed", timeout: 10) {
+        try eventually("NATS dropped node3's interest as its connection closed", timeout: 20) {
             try upstream(of: "node3").isEmpty
         }
         for index in 50..<150 { XCTAssertEqual(try publisher.command("SEND STREAM m\(index)"), .ok("0")) }
@@ -127,14 +127,14 @@ final class ClusterBridgeTests: ClusterTestCase {
         natsServers[1].kill()  // node2's own server
         XCTAssertEqual(try subscriber.command("SEND N local"), .ok("1"), "local delivery goes on without NATS")
         XCTAssertEqual(try subscriber.nextMessage(), Message("N", text: "local"))
-        try eventually("node2 reconnected to another server", timeout: 15) {
+        try eventually("node2 reconnected to another server", timeout: 30) {
             nodes[1].log.components(separatedBy: "cluster: connected to NATS").count > 2
         }
-        try eventually("node2's interest, sent again, reached node1's NATS server", timeout: 10) {
+        try eventually("node2's interest, sent again, reached node1's NATS server", timeout: 20) {
             try upstream(of: "node2") == ["subd.m.N"]
         }
         // The interest may reach node1's server over a route a moment after node2's server has it.
-        try eventually("a publication on node1 reaches node2 again", timeout: 10) {
+        try eventually("a publication on node1 reaches node2 again", timeout: 20) {
             XCTAssertEqual(try publisher.command("SEND N remote"), .ok("0"))
             let pushes = try subscriber.pushesBeforePing()
             return pushes.contains(.message(Message("N", text: "remote")))
@@ -164,7 +164,7 @@ final class ClusterBridgeTests: ClusterTestCase {
         }
         let good = try startDaemon(config(node: "good", password: "s3cret"))
         let bad = try startDaemon(config(node: "bad", password: "wrong"))
-        try eventually("the node with the right password caught up with the bucket", timeout: 15) {
+        try eventually("the node with the right password caught up with the bucket", timeout: 30) {
             good.log.contains("numbers caught up")
         }
         XCTAssertEqual(try connect(good, "good").command("CREATE N"), .ok("created"))

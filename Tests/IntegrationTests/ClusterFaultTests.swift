@@ -130,6 +130,10 @@ final class ClusterFaultTests: ClusterTestCase {
 
         let attempts = ledger.attempts
         print("fault test: \(Self.summary(attempts, killed: natsServers[killed].configuration.name, cut: cut))")
+        for (index, node) in nodes.enumerated() {
+            let gaps = node.log.split(separator: "\n").last { $0.contains("retained values caught up") } ?? ""
+            print("fault test: node\(index + 1): \(gaps.split(separator: " ").suffix(12).joined(separator: " "))")
+        }
         try checkRetained(retainedSubscribers, attempts, caughtUpAt: caughtUpAt, finals: finals)
         try checkPlain(plainSubscribers, attempts, publishers: nodes.map { try connect($0, "end publisher") })
     }

@@ -3,13 +3,16 @@ import TestSupport
 import XCTest
 
 /// Pipelined confirmations (issue 23, item 1; docs/CLUSTER.md, step 4) with real processes: three clustered
-/// `nats-server`s and three subd nodes. node1 publishes with `ack: all`, `ack_timeout: 1` and `ack_window: 3`; node3's
+/// `nats-server`s and three subd nodes. node1 publishes with `ack: all`, `ack_timeout: 3` and `ack_window: 3`; node3's
 /// subd is stopped (SIGSTOP) where a publication must wait for its timeout, so what runs while it waits is seen in
-/// the order of the frames on the publisher's socket, not in timings.
+/// the order of the frames on the publisher's socket, not in timings. 3 s: room for every node's confirmation on a
+/// loaded machine (a NATS round trip there can take over a second), and still well within the 5 s a SIGTERM drain
+/// may take (the last check: a reply that waits for its timeout during the drain). node1's clients read with a 20 s
+/// timeout.
 final class ClusterPipelineTests: ClusterTestCase {
     func testPublicationsWaitConcurrentlyWithinTheWindowAndAnswerInOrder() throws {
         let nodes = try startCluster(logLevel: "debug") { index in
-            [["  ack: all", "  ack_timeout: 1", "  ack_window: 3"], [], []][index]
+            [["  ack: all", "  ack_timeout: 3", "  ack_window: 3"], [], []][index]
         }
         for node in nodes {
             try eventually("\(node.server) opened the interest bucket", timeout: 30) {
@@ -18,20 +21,20 @@ final class ClusterPipelineTests: ClusterTestCase {
         }
         // The publisher subscribes too: its own copies (delivered at once, before any count is complete) show on its
         // socket which publications ran before which replies.
-        let publisher = try connect(nodes[0], "publisher on node1")
+        let publisher = try connect(nodes[0], "publisher on node1", timeout: 20)
         XCTAssertEqual(try publisher.command("CREATE PIPE.N"), .ok("created"))
         try subscribe(publisher, "PIPE.N")
         let onNode2 = try connect(nodes[1], "subscriber on node2")
         let onNode3 = try connect(nodes[2], "subscriber on node3")
         try subscribe(onNode2, "PIPE.N")
         try subscribe(onNode3, "PIPE.N")
-        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 10) {
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 20) {
             let lines = nodes[0].log.split(separator: "\n")
             return ["node2", "node3"].allSatisfy { name in
                 lines.contains { $0.contains("node \(name)-") && $0.hasSuffix("holds 1 pattern(s) upstream") }
             }
         }
-        try eventually("the interest of nodes 2 and 3 reached node1's NATS server", timeout: 10) {
+        try eventually("the interest of nodes 2 and 3 reached node1's NATS server", timeout: 20) {
             try knows(natsServers[0], "subd.m.PIPE.N", count: 2)
         }
 
@@ -54,7 +57,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         XCTAssertEqual(try publisher.command("CREATE PIPE.M"), .ok("created"))
         let both = try connect(nodes[1], "PIPE.N and PIPE.> subscriber on node2")
         try subscribe(both, "PIPE.N", "PIPE.>")
-        try eventually("node2's wildcard reached node1's NATS server", timeout: 10) {
+        try eventually("node2's wildcard reached node1's NATS server", timeout: 20) {
             try knows(natsServers[0], "subd.m.PIPE.>", count: 1)
         }
         guard case .status(let hello) = try publisher.command("HELLO name=pipe-publisher"), hello.hasPrefix("OK") else {
@@ -90,7 +93,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         let creator = try connect(nodes[1], "creator on node2")
         let looking = try connect(nodes[2], "LOOK.> subscriber on node3")
         try subscribe(looking, "LOOK.>")
-        try eventually("node3's LOOK.> reached node1's NATS server", timeout: 10) {
+        try eventually("node3's LOOK.> reached node1's NATS server", timeout: 20) {
             try knows(natsServers[0], "subd.m.LOOK.>", count: 1)
         }
         // How often the number is found in the bucket depends on timing (2 of 5 rounds here): rounds go on until it
@@ -122,7 +125,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         print("ClusterPipelineTests: found a number in the bucket after \(rounds) round(s)")
         XCTAssertGreaterThan(lookedUp(), 0, "the case this checks never happened")
 
-        // node3 stopped: each publication waits for the 1 s timeout. Three wait at once (the window): a, b and c run
+        // node3 stopped: each publication waits for the 3 s timeout. Three wait at once (the window): a, b and c run
         // and are delivered before the first answer; d waits for room and runs after it; the PING after every reply.
         let node3 = nodes[2].child.pid
         ChildProcess.stop(pid: node3)
@@ -139,7 +142,7 @@ final class ClusterPipelineTests: ClusterTestCase {
 
         // A client that sends and closes its side at once still gets its replies: the end of its input waits for
         // them.
-        let leaving = try connect(nodes[0], "client that shuts down its write side")
+        let leaving = try connect(nodes[0], "client that shuts down its write side", timeout: 20)
         try leaving.send("SEND PIPE.N e\nSEND PIPE.N f\n")
         try leaving.shutdownWrite()
         XCTAssertEqual(try leaving.readReply(), .ok("2"))
@@ -151,7 +154,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         for name in ["a", "b", "c", "d", "e", "f"] {
             XCTAssertEqual(try onNode3.nextMessage().payload, Array(name.utf8), "node3 delivers after its stop")
         }
-        try eventually("node3's six confirmations, after the answers, are counted late", timeout: 10) {
+        try eventually("node3's six confirmations, after the answers, are counted late", timeout: 20) {
             try stats(publisher)["cluster_late_acks"] == "6"
         }
         XCTAssertEqual(try publisher.command("SEND PIPE.N again"), .ok("3"), "node3 answers again")

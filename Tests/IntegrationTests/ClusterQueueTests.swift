@@ -39,7 +39,7 @@ final class ClusterQueueTests: ClusterTestCase {
 
     /// Reads `inboxes` until they hold `expected` messages together (and a moment more, so a copy too many is seen).
     private func settle(_ inboxes: [Inbox], total expected: Int, _ what: String) throws {
-        try eventually(what, timeout: 10) { try inboxes.reduce(0) { $0 + (try $1.read().count) } >= expected }
+        try eventually(what, timeout: 20) { try inboxes.reduce(0) { $0 + (try $1.read().count) } >= expected }
         usleep(300_000)
         for inbox in inboxes { try inbox.read() }
     }
@@ -172,11 +172,11 @@ final class ClusterQueueTests: ClusterTestCase {
                 && nodes[1].log.contains("cannot subscribe upstream to odd*.> in group g")
         }
         natsServers[1].kill()  // node2's own server
-        try eventually("node2 reconnected and tried again", timeout: 15) {
+        try eventually("node2 reconnected and tried again", timeout: 30) {
             nodes[1].log.components(separatedBy: refused).count == 2
                 && nodes[1].log.components(separatedBy: "cannot subscribe upstream to odd*.> in group g").count == 3
         }
-        try eventually("node2's other pattern is upstream again", timeout: 10) {
+        try eventually("node2's other pattern is upstream again", timeout: 20) {
             try plainSubscriptions(of: "node2") == ["subd.m.N.>"]
         }
     }
@@ -200,7 +200,7 @@ final class ClusterQueueTests: ClusterTestCase {
         }
         let nodes = try ["node1", "node2"].map { try startDaemon(config($0)) }
         for node in nodes {
-            try eventually("\(node.server) caught up with the numbers bucket", timeout: 15) {
+            try eventually("\(node.server) caught up with the numbers bucket", timeout: 30) {
                 node.log.contains("numbers caught up")
             }
         }

@@ -101,7 +101,7 @@ final class ClusterRetainedTests: ClusterTestCase {
         // Without NATS, a publication to the retained number is refused and changes nothing; so are GET and SUB
         // (the value here may not be the latest any more).
         for server in natsServers { server.kill() }
-        try eventually("node2 lost NATS", timeout: 10) { nodes[1].log.contains("lost NATS") }
+        try eventually("node2 lost NATS", timeout: 20) { nodes[1].log.contains("lost NATS") }
         assertError(try publisher2.command("SEND TEMP lost"), "LIMIT", "the retained bucket cannot be reached")
         assertError(try get(publisher2, "TEMP").1, "LIMIT", "GET while the buckets cannot be read")
         XCTAssertEqual(publisher2.takePushes(), [], "no value pushed")
@@ -114,14 +114,16 @@ final class ClusterRetainedTests: ClusterTestCase {
     func testANodeThatReconnectsGetsTheCurrentValue() throws {
         let nodes = try startCluster(nodes: 2)
         let publisher = try connect(nodes[0], "publisher on node1")
-        let subscriber = try connect(nodes[1], "subscriber on node2")
+        // Reads with a 20 s timeout: after node2's reconnect its watch loads the current value, which on a loaded
+        // machine can take more than the default 5 s (see below).
+        let subscriber = try connect(nodes[1], "subscriber on node2", timeout: 20)
         XCTAssertEqual(try publisher.command("CREATE R retain"), .ok("created"))
         try subscribe(subscriber, "R")
         XCTAssertEqual(try publisher.command("SEND R v1"), .ok("0"))
         XCTAssertEqual(try revisions(subscriber, 1), ["1 v1"])
 
         natsServers[1].kill()  // node2's own server
-        try eventually("node2 lost NATS", timeout: 10) { nodes[1].log.contains("lost NATS") }
+        try eventually("node2 lost NATS", timeout: 20) { nodes[1].log.contains("lost NATS") }
         // The bucket may elect a new leader first (its writes answer -ERR LIMIT meanwhile, changing nothing).
         for payload in ["v2", "v3"] {
             try eventually("node1 publishes \(payload)", timeout: 20) {
@@ -131,7 +133,7 @@ final class ClusterRetainedTests: ClusterTestCase {
         let (current, revision) = try get(publisher, "R")
         XCTAssertEqual(current, "3 v3")
         XCTAssertEqual(revision, .ok("3"))
-        try eventually("node2 reconnected to another server", timeout: 15) {
+        try eventually("node2 reconnected to another server", timeout: 30) {
             nodes[1].log.components(separatedBy: "cluster: connected to NATS").count > 2
         }
         // Whether node2 was back in time for v2 depends on how fast it reconnected: either way it ends at v3, in order,

@@ -24,6 +24,17 @@ class ClusterTestCase: IntegrationTestCase {
         if !directory.isEmpty { try? FileManager.default.removeItem(atPath: directory) }
     }
 
+    /// `IntegrationTestCase.eventually` with a longer default deadline (20 s instead of 5): what the cluster tests
+    /// wait for comes after NATS round trips (routes, buckets, other nodes), which on a loaded machine (CI: two cores,
+    /// the suite in parallel, under ThreadSanitizer) can take seconds. Only the deadline: a condition that never holds
+    /// still fails, later.
+    override func eventually(
+        _ what: String, timeout: TimeInterval = 20, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: () throws -> Bool
+    ) throws {
+        try super.eventually(what, timeout: timeout, file: file, line: line, condition)
+    }
+
     /// Three NATS servers and `count` subd nodes (`node1`, `node2`, ...), each node's bucket view caught up.
     func startCluster(
         nodes count: Int = 3, logLevel: String = "info", ack: (Int) -> [String] = { _ in ["  ack: local"] }

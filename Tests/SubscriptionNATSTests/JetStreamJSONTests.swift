@@ -121,5 +121,8 @@ final class JetStreamJSONTests: XCTestCase {
         XCTAssertEqual(object["deny_delete"] as? Bool, true)
         let republish = try XCTUnwrap(object["republish"] as? [String: String])
         XCTAssertEqual(republish, ["src": "$KV.b.>", "dest": "u.b.>"])
+        XCTAssertTrue(
+            JSONCoding.encode(KeyValueConfiguration(bucket: "r", history: 8).streamConfig)
+                .contains(#""max_msgs_per_subject":8"#))
     }
 }
