@@ -59,7 +59,8 @@ final class MetricsTests: IntegrationTestCase {
             let exchange = try RawHTTP.exchange(port: port, send: Array(garbage.utf8))
             XCTAssertTrue(
                 exchange.response.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(garbage.debugDescription): \(exchange)")
-            XCTAssertLessThan(exchange.seconds, 2, "a bad request line is answered at once")
+            // Not at the 5 s read deadline (which a slow client meets after more than 4.5 s), with room for load.
+            XCTAssertLessThan(exchange.seconds, 4, "a bad request line is answered at once")
         }
         let tooLarge = "GET /metrics HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "x", count: 9000) + "\r\n\r\n"
         let exchange = try RawHTTP.exchange(port: port, send: Array(tooLarge.utf8))
@@ -80,7 +81,7 @@ final class MetricsTests: IntegrationTestCase {
         let exchange = try slow.get()
         XCTAssertTrue(exchange.response.hasPrefix("HTTP/1.1 408 Request Timeout\r\n"), "\(exchange)")
         XCTAssertGreaterThan(exchange.seconds, 4.5, "\(exchange)")
-        XCTAssertLessThan(exchange.seconds, 7, "\(exchange)")
+        XCTAssertLessThan(exchange.seconds, 10, "\(exchange)")
     }
 
     /// At most 64 metrics connections are open at once: the next is answered 503 and closed, and once they are gone

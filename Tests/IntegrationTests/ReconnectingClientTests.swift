@@ -188,29 +188,42 @@ final class ReconnectingClientTests: IntegrationTestCase {
 
     /// While disconnected: a command too big for the outbound buffer is refused at once (typed); one that waits too
     /// long times out and is never sent; one that fits is sent on the next connection.
+    ///
+    /// The timeout is checked on a client of its own with a short request timeout (`timing`); everything that must
+    /// not time out (the setup, the command that fits and waits for the restart, the overflow) runs on `client`, whose
+    /// request timeout is long, so a starved subd (a restart under load) cannot fail those.
     func testCommandsMadeWhileDisconnectedWaitInABoundedBuffer() async throws {
         let config = try persistentConfig()
         let first = try killableDaemon(config)
         let port = first.port
         var options = quickOptions
+        options.connectTimeout = .seconds(10)
         options.outboundBufferLimit = 64
-        options.requestTimeout = .milliseconds(700)
+        options.requestTimeout = .seconds(60)
+        var shortOptions = options
+        shortOptions.requestTimeout = .milliseconds(700)
         let client = try await ReconnectingClient.connect(to: endpoint(first), options: options)
+        let timing = try await ReconnectingClient.connect(to: endpoint(first), options: shortOptions)
         let events = Collector(client.events())
+        let timingEvents = Collector(timing.events())
         let created = try await client.create("PRICE", retained: true)
         XCTAssertTrue(created)
         let receivers = try await client.post("PRICE", text: "11")
         XCTAssertEqual(receivers, 0)
         kill9(first)
         try await events.wait(until: "disconnected", Self.isDisconnected)
+        try await timingEvents.wait(until: "disconnected", Self.isDisconnected)
 
+        let clock = ContinuousClock()
+        let start = clock.now
         do throws(ClientError) {
-            try await client.post("PRICE", text: "99")
+            try await timing.post("PRICE", text: "99")
             XCTFail("no timeout")
         } catch .timeout(let verb, let after) {
             XCTAssertEqual(verb, "PUB")
             XCTAssertEqual(after, .milliseconds(700))
         }
+        XCTAssertGreaterThanOrEqual(start.duration(to: clock.now), .milliseconds(700), "not timed out early")
         let fits = Task { try await client.post("PRICE", text: "12") }
         do throws(ClientError) {
             try await client.post("PRICE", payload: Array(repeating: 0x41, count: 100))
@@ -222,9 +235,26 @@ final class ReconnectingClientTests: IntegrationTestCase {
         _ = try startDaemon(config, extraArguments: ["--listen", "127.0.0.1:\(port)"])
         let fitted = try await fits.value
         XCTAssertEqual(fitted, 0)
-        let value = try await client.value(of: "PRICE")
+        // `timing` connects again too; had it kept the timed-out post, it would send it first on the new connection,
+        // before any later command of its own. So its first `GET` answered there shows whether it did (retried: with
+        // its short timeout a `GET` may time out under load, and a `GET` changes nothing).
+        try await timingEvents.wait(until: "connected again", timeout: 30) {
+            if case .connected = $0 { return true }
+            return false
+        }
+        var value: RetainedValue?
+        let deadline = clock.now + .seconds(30)
+        while true {
+            do throws(ClientError) {
+                value = try await timing.value(of: "PRICE")
+                break
+            } catch .timeout {
+                guard clock.now < deadline else { return XCTFail("no answer to GET within 30 s") }
+            }
+        }
         XCTAssertEqual(value?.text, "12")
         XCTAssertEqual(value?.revision, 2, "the post that timed out in the buffer was never sent")
+        await timing.close()
         await client.close()
     }
 

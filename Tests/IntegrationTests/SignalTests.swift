@@ -19,7 +19,8 @@ final class SignalTests: IntegrationTestCase {
         }
         XCTAssertEqual(daemon.stop(signal: nil), 0, "subd log:\n\(daemon.log)")
         let elapsed = Date().timeIntervalSince(start)
-        XCTAssertLessThan(elapsed, 3, "nothing was pending and the clients closed, yet exit took \(elapsed) s")
+        // Waiting for the 5 s flush deadline would take at least 5 s from the signal; 4.5 s leaves room for load.
+        XCTAssertLessThan(elapsed, 4.5, "nothing was pending and the clients closed, yet exit took \(elapsed) s")
     }
 
     /// Regression: a SIGTERM right after the listening line killed subd (exit 143) or was lost (no exit), because

@@ -60,9 +60,20 @@ final class SystemdNotifyTests: IntegrationTestCase {
         XCTAssertEqual(busy.connections, 2)
         XCTAssertEqual(busy.numbers, 1)
         XCTAssertEqual(busy.subscriptions, 1)
-        XCTAssertEqual(busy.messagesIn, busy.messagesOut, "one subscriber: as many out as in")
-        // Over a window of about 2 s: 40 messages are between 5 and 40 per second.
-        XCTAssertTrue((5...40).contains(busy.messagesIn), "rate \(busy.messagesIn) msgs/s for 40 messages")
+        // On a loaded machine the 40 may straddle two (or more) windows: add up the rates of the consecutive lines
+        // that saw messages, up to the first quiet one.
+        var rates = [busy]
+        while true {
+            let next = try waitForStatus(notify) { _ in true }
+            if next.messagesIn == 0 && next.messagesOut == 0 { break }
+            rates.append(next)
+        }
+        let rateIn = rates.map(\.messagesIn).reduce(0, +)
+        let rateOut = rates.map(\.messagesOut).reduce(0, +)
+        let lines = rates.map { "\($0.messagesIn)/\($0.messagesOut)" }
+        XCTAssertEqual(rateIn, rateOut, "one subscriber: as many out as in: \(lines)")
+        // Over windows of about 2 s: 40 messages are between 5 and 40 per second.
+        XCTAssertTrue((5...40).contains(rateIn), "rate \(rateIn) msgs/s for 40 messages: \(lines)")
         // Without WATCHDOG_USEC there is no watchdog.
         XCTAssertFalse(notify.received.contains { $0.values["WATCHDOG"] != nil }, "\(notify.received)")
     }
@@ -143,7 +154,8 @@ final class SystemdNotifyTests: IntegrationTestCase {
         for index in 0..<count { XCTAssertEqual(try publisher.pub("N", payload), .ok("1"), "PUB \(index)") }
         daemon.child.send(signal: SIGTERM)
         // STOPPING=1 comes while the drain still waits for the subscriber, not after it.
-        let stopping = try notify.waitFor("STOPPING", value: "1", timeout: 3)
+        // (Sent after the drain, it would come at the 5 s drain deadline, and the backlog read below would be cut.)
+        let stopping = try notify.waitFor("STOPPING", value: "1", timeout: 10)
         XCTAssertEqual(stopping.values["STATUS"], "stopping: draining 2 connections")
         try publisher.expectClosed()
         publisher.close()
@@ -162,13 +174,16 @@ final class SystemdNotifyTests: IntegrationTestCase {
         environment["WATCHDOG_USEC"] = "600000"
         let daemon = try startDaemon(environment: environment)
         try notify.waitFor("READY", value: "1")
+        // Over 15 gaps (about 4.5 s) the median shrugs off the few a starved subd stretches (each followed by a short
+        // one: the timer keeps its schedule); the bounds still tell 0.3 s from the whole interval (0.6 s) or a quarter
+        // of it (0.15 s).
         var pings: [ContinuousClock.Instant] = []
-        while pings.count < 6 {
+        while pings.count < 16 {
             pings.append(try notify.waitFor("WATCHDOG", value: "1", timeout: 5).arrival)
         }
         let gaps = zip(pings.dropFirst(), pings).map { ($0 - $1) / .seconds(1) }.sorted()
         let median = gaps[gaps.count / 2]
-        XCTAssertTrue((0.22...0.4).contains(median), "WATCHDOG=1 every \(median) s, not about 0.3 s: \(gaps)")
+        XCTAssertTrue((0.2...0.5).contains(median), "WATCHDOG=1 every \(median) s, not about 0.3 s: \(gaps)")
         assertOutput(daemon.child.stderr, contains: "watchdog")
     }
 

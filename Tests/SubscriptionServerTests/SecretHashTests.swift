@@ -127,16 +127,34 @@ final class SecretHashTests: XCTestCase {
 
     /// The default count's budget is ~50 ms a verify (about 30 ms on the 2-core VM it was chosen on); this fails
     /// only when a verify takes five times that, e.g. when the default is raised without measuring.
+    ///
+    /// Other tests run at the same time (and this one runs under ThreadSanitizer too), so the verify is not timed
+    /// against a fixed 0.25 s alone: it is timed against a calibration measured in the same run, interleaved with it
+    /// so both see the same load: a verify at the cheapest count (10,000 iterations, about 3 ms on that VM, so the
+    /// budget of 0.25 s is about 80 of them). The fastest of several of each is kept. A fixed bound stays only for a
+    /// far slower verify (1 s: twenty times the budget, e.g. a PBKDF2 that stopped being OpenSSL's), which the ratio
+    /// cannot see, as it would slow the calibration as much.
     func testOneVerifyAtTheDefaultCountStaysWithinFiveTimesItsBudget() throws {
         let hash = try SecretHash.make(secret: "s3cret!")
-        var fastest = Double.infinity
-        for _ in 0..<3 {
+        let calibration = try SecretHash.make(secret: "s3cret!", iterations: cheap)
+        func seconds(_ body: () -> Void) -> Double {
             let start = ContinuousClock.now
-            XCTAssertTrue(hash.verify("s3cret!"))
+            body()
             let elapsed = ContinuousClock.now - start
-            fastest = min(fastest, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+            return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         }
-        XCTAssertLessThan(fastest, 0.25, "one verify at \(SecretHash.defaultIterations) iterations took \(fastest) s")
+        var fastest = Double.infinity
+        var fastestCheap = Double.infinity
+        for _ in 0..<5 {
+            fastestCheap = min(fastestCheap, seconds { XCTAssertTrue(calibration.verify("s3cret!")) })
+            fastest = min(fastest, seconds { XCTAssertTrue(hash.verify("s3cret!")) })
+        }
+        let budget = 0.25 / 0.003  // five times the budget, in verifies at the cheapest count on the reference VM
+        XCTAssertLessThan(
+            fastest / fastestCheap, budget,
+            "one verify at \(SecretHash.defaultIterations) iterations took \(fastest) s, "
+                + "\(fastest / fastestCheap) times one at \(cheap) (\(fastestCheap) s)")
+        XCTAssertLessThan(fastest, 1, "one verify at \(SecretHash.defaultIterations) iterations took \(fastest) s")
     }
 
     func testDescriptionShowsNeitherSaltNorHash() throws {
