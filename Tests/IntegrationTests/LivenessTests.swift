@@ -57,6 +57,26 @@ final class LivenessTests: IntegrationTestCase {
         assertOpen(typist, "after the slow command")
     }
 
+    /// Bytes that came in time while subd was not running (SIGSTOP: what a starved daemon on a loaded machine
+    /// lives through) are read before the timeout is judged: after SIGCONT the quarter-second check and the socket's
+    /// bytes are both due, and the check must not close a session whose rest of a command is waiting in the kernel.
+    /// Three rounds, each past command_timeout 1 while stopped.
+    func testACommandCompletedWhileSubdWasStoppedIsReadBeforeTheTimeout() throws {
+        let daemon = try startDaemon(DaemonConfig(commandTimeout: 1))
+        for round in 0..<3 {
+            let typist = try connect(daemon, "typist \(round)", timeout: 10)
+            XCTAssertEqual(try typist.command("PING"), .status("PONG"))
+            try typist.send("PING ")
+            Thread.sleep(forTimeInterval: 0.3)  // "PING " read: a command started
+            daemon.child.stop()
+            try typist.send("round-\(round)\n")
+            Thread.sleep(forTimeInterval: 1.6)
+            daemon.child.send(signal: SIGCONT)
+            XCTAssertEqual(try typist.readReply(), .status("PONG round-\(round)"), "round \(round)")
+            typist.close()
+        }
+    }
+
     /// Idle connections are never closed by command_timeout: one whose last command was complete and one that
     /// never sent a byte both still answer PING after 2.5 s (command_timeout 1); closed_command_timeout stays.
     func testIdleConnectionIsNotClosedByCommandTimeout() throws {
