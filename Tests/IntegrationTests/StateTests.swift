@@ -315,7 +315,9 @@ final class StateTests: IntegrationTestCase {
                     }
                     if !killScheduled {
                         killScheduled = true
-                        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { daemon.child.send(signal: SIGKILL) }
+                        DispatchQueue.global().asyncAfter(deadline: .now() + delay) {
+                            daemon.child.send(signal: SIGKILL)
+                        }
                     }
                 }
             } catch {

@@ -1,6 +1,6 @@
 /// How a key-value bucket is made: a JetStream stream `KV_<bucket>` over `$KV.<bucket>.>` that keeps the latest
-/// ``history`` messages per key (one by default), with direct gets, and that republishes every stored write on `<updatesPrefix>.<bucket>.<key>` for
-/// watchers.
+/// ``history`` messages per key (one by default), with direct gets, and that republishes every stored write on
+/// `<updatesPrefix>.<bucket>.<key>` for watchers.
 public struct KeyValueConfiguration: Equatable, Sendable {
     /// Where the stream keeps its data.
     public enum Storage: String, Equatable, Sendable {
