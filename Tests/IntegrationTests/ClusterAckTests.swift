@@ -37,10 +37,10 @@ final class ClusterAckTests: ClusterTestCase {
             try subscribe(client, pattern)
             subscribers.append(client)
         }
-        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 20) {
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold") {
             sees(nodes[0], "node2", holding: 1) && sees(nodes[0], "node3", holding: 2)
         }
-        try eventually("the interest of nodes 2 and 3 reached node1's NATS server", timeout: 20) {
+        try eventually("the interest of nodes 2 and 3 reached node1's NATS server") {
             try knows(natsServers[0], "subd.m.ACK.N", count: 2) && knows(natsServers[0], "subd.m.ACK.>", count: 1)
         }
 
@@ -86,7 +86,7 @@ final class ClusterAckTests: ClusterTestCase {
         for subscriber in subscribers {
             XCTAssertEqual(try subscriber.nextMessage().payload, Array("stopped".utf8), subscriber.label)
         }
-        try eventually("node3's confirmation, after the answer, is counted late", timeout: 20) {
+        try eventually("node3's confirmation, after the answer, is counted late") {
             try stats(publisher)["cluster_late_acks"] == "1"
         }
         XCTAssertEqual(try publisher.command("SEND ACK.N again"), .ok("5"), "node3 answers again")
@@ -101,14 +101,14 @@ final class ClusterAckTests: ClusterTestCase {
         // dropped as node2's second).
         let member = try connect(nodes[1], "group member on node2")
         XCTAssertEqual(try member.command("SUB ACK.N group=g"), .ok())
-        try eventually("node2's queue subscription reached node1's NATS server", timeout: 20) {
+        try eventually("node2's queue subscription reached node1's NATS server") {
             try knowsQueue(natsServers[0], "subd.m.ACK.N", "g", count: 1)
         }
         ChildProcess.stop(pid: node3)
         XCTAssertEqual(try publisher.command("SEND ACK.N grouped"), .ok("3"), "node2's 2 and its group member")
         XCTAssertEqual(kill(node3, SIGCONT), 0)
         XCTAssertEqual(try member.nextMessage().payload, Array("grouped".utf8))
-        try eventually("node3's confirmation counted late", timeout: 20) {
+        try eventually("node3's confirmation counted late") {
             try stats(publisher)["cluster_late_acks"] == "2"
         }
     }
@@ -133,12 +133,12 @@ final class ClusterAckTests: ClusterTestCase {
         let audit3 = try connect(nodes[2], "audit member on node3")
         XCTAssertEqual(try worker3.command("SUB GRP.N group=workers"), .ok())
         XCTAssertEqual(try audit3.command("SUB GRP.> group=audit"), .ok())
-        try eventually("node1 knows from the interest bucket that node3 holds two patterns in groups", timeout: 20) {
+        try eventually("node1 knows from the interest bucket that node3 holds two patterns in groups") {
             logLines(nodes[0]).contains {
                 $0.contains("node node3-") && $0.hasSuffix("holds 2 pattern(s) in groups upstream")
             }
         }
-        try eventually("node3's queue subscriptions reached node1's NATS server", timeout: 20) {
+        try eventually("node3's queue subscriptions reached node1's NATS server") {
             try knowsQueue(natsServers[0], "subd.m.GRP.N", "workers", count: 1)
                 && knowsQueue(natsServers[0], "subd.m.GRP.>", "audit", count: 1)
         }
@@ -155,13 +155,13 @@ final class ClusterAckTests: ClusterTestCase {
         let worker2 = try connect(nodes[1], "workers member on node2")
         try subscribe(plain2, "GRP.N")
         XCTAssertEqual(try worker2.command("SUB GRP.N group=workers"), .ok())
-        try eventually("node1 knows node2's plain pattern and its pattern in a group", timeout: 20) {
+        try eventually("node1 knows node2's plain pattern and its pattern in a group") {
             sees(nodes[0], "node2", holding: 1)
                 && logLines(nodes[0]).contains {
                     $0.contains("node node2-") && $0.hasSuffix("holds 1 pattern(s) in groups upstream")
                 }
         }
-        try eventually("node2's subscriptions reached node1's NATS server", timeout: 20) {
+        try eventually("node2's subscriptions reached node1's NATS server") {
             try knows(natsServers[0], "subd.m.GRP.N", count: 1)
                 && knowsQueue(natsServers[0], "subd.m.GRP.N", "workers", count: 2)
         }

@@ -103,7 +103,7 @@ final class ClusterBridgeTests: ClusterTestCase {
         }
 
         _ = doomed.stop(signal: SIGKILL)
-        try eventually("NATS dropped node3's interest as its connection closed", timeout: 20) {
+        try eventually("NATS dropped node3's interest as its connection closed") {
             try upstream(of: "node3").isEmpty
         }
         for index in 50..<150 { XCTAssertEqual(try publisher.command("SEND STREAM m\(index)"), .ok("0")) }
@@ -130,16 +130,16 @@ final class ClusterBridgeTests: ClusterTestCase {
         try eventually("node2 reconnected to another server", timeout: 30) {
             nodes[1].log.components(separatedBy: "cluster: connected to NATS").count > 2
         }
-        try eventually("node2's interest, sent again, reached node1's NATS server", timeout: 20) {
+        try eventually("node2's interest, sent again, reached node1's NATS server") {
             try upstream(of: "node2") == ["subd.m.N"]
         }
         // The interest may reach node1's server over a route a moment after node2's server has it.
-        try eventually("a publication on node1 reaches node2 again", timeout: 20) {
+        try eventually("a publication on node1 reaches node2 again") {
             XCTAssertEqual(try publisher.command("SEND N remote"), .ok("0"))
             let pushes = try subscriber.pushesBeforePing()
             return pushes.contains(.message(Message("N", text: "remote")))
         }
-        try eventually("CREATE works once the bucket has its quorum again", timeout: 20) {
+        try eventually("CREATE works once the bucket has its quorum again") {
             // An attempt that timed out may have been stored: then the next one finds it.
             let reply = try subscriber.command("CREATE AFTER")
             return reply == .ok("created") || reply == .ok("exists")

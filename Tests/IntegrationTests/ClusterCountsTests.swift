@@ -58,7 +58,7 @@ final class ClusterCountsTests: ClusterTestCase {
         }
         let member2 = try connect(nodes[1], "RM.D group member on node2")
         XCTAssertEqual(try member2.command("SUB RM.D group=g"), .ok())
-        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 20) {
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold") {
             sees(nodes[0], "node2", holding: 2, inGroups: 1) && sees(nodes[0], "node3", holding: 3)
         }
 
@@ -98,7 +98,7 @@ final class ClusterCountsTests: ClusterTestCase {
             XCTAssertEqual(try client.command("SUB PRICE group=g"), .ok())
             return client
         }
-        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 20) {
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold") {
             sees(nodes[0], "node2", holding: 1, inGroups: 1) && sees(nodes[0], "node3", holding: 1, inGroups: 1)
         }
 
@@ -129,7 +129,7 @@ final class ClusterCountsTests: ClusterTestCase {
         XCTAssertEqual(kill(node3, SIGCONT), 0)
         continued = true
         XCTAssertEqual(try plain[2].nextMessage().text, "stopped")
-        try eventually("node3's confirmation came after the answer", timeout: 20) {
+        try eventually("node3's confirmation came after the answer") {
             try ackCounters(publisher) == ["\(rounds + 1)", "1", "1"]
         }
         XCTAssertEqual(try publisher.command("SEND PRICE again"), .ok("5"), "node3 confirms again")

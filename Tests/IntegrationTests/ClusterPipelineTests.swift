@@ -28,13 +28,13 @@ final class ClusterPipelineTests: ClusterTestCase {
         let onNode3 = try connect(nodes[2], "subscriber on node3")
         try subscribe(onNode2, "PIPE.N")
         try subscribe(onNode3, "PIPE.N")
-        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold", timeout: 20) {
+        try eventually("node1 knows from the interest bucket what nodes 2 and 3 hold") {
             let lines = nodes[0].log.split(separator: "\n")
             return ["node2", "node3"].allSatisfy { name in
                 lines.contains { $0.contains("node \(name)-") && $0.hasSuffix("holds 1 pattern(s) upstream") }
             }
         }
-        try eventually("the interest of nodes 2 and 3 reached node1's NATS server", timeout: 20) {
+        try eventually("the interest of nodes 2 and 3 reached node1's NATS server") {
             try knows(natsServers[0], "subd.m.PIPE.N", count: 2)
         }
 
@@ -57,7 +57,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         XCTAssertEqual(try publisher.command("CREATE PIPE.M"), .ok("created"))
         let both = try connect(nodes[1], "PIPE.N and PIPE.> subscriber on node2")
         try subscribe(both, "PIPE.N", "PIPE.>")
-        try eventually("node2's wildcard reached node1's NATS server", timeout: 20) {
+        try eventually("node2's wildcard reached node1's NATS server") {
             try knows(natsServers[0], "subd.m.PIPE.>", count: 1)
         }
         guard case .status(let hello) = try publisher.command("HELLO name=pipe-publisher"), hello.hasPrefix("OK") else {
@@ -93,7 +93,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         let creator = try connect(nodes[1], "creator on node2")
         let looking = try connect(nodes[2], "LOOK.> subscriber on node3")
         try subscribe(looking, "LOOK.>")
-        try eventually("node3's LOOK.> reached node1's NATS server", timeout: 20) {
+        try eventually("node3's LOOK.> reached node1's NATS server") {
             try knows(natsServers[0], "subd.m.LOOK.>", count: 1)
         }
         // How often the number is found in the bucket depends on timing (2 of 5 rounds here): rounds go on until it
@@ -154,7 +154,7 @@ final class ClusterPipelineTests: ClusterTestCase {
         for name in ["a", "b", "c", "d", "e", "f"] {
             XCTAssertEqual(try onNode3.nextMessage().payload, Array(name.utf8), "node3 delivers after its stop")
         }
-        try eventually("node3's six confirmations, after the answers, are counted late", timeout: 20) {
+        try eventually("node3's six confirmations, after the answers, are counted late") {
             try stats(publisher)["cluster_late_acks"] == "6"
         }
         XCTAssertEqual(try publisher.command("SEND PIPE.N again"), .ok("3"), "node3 answers again")

@@ -39,7 +39,7 @@ final class ClusterQueueTests: ClusterTestCase {
 
     /// Reads `inboxes` until they hold `expected` messages together (and a moment more, so a copy too many is seen).
     private func settle(_ inboxes: [Inbox], total expected: Int, _ what: String) throws {
-        try eventually(what, timeout: 20) { try inboxes.reduce(0) { $0 + (try $1.read().count) } >= expected }
+        try eventually(what) { try inboxes.reduce(0) { $0 + (try $1.read().count) } >= expected }
         usleep(300_000)
         for inbox in inboxes { try inbox.read() }
     }
@@ -176,7 +176,7 @@ final class ClusterQueueTests: ClusterTestCase {
             nodes[1].log.components(separatedBy: refused).count == 2
                 && nodes[1].log.components(separatedBy: "cannot subscribe upstream to odd*.> in group g").count == 3
         }
-        try eventually("node2's other pattern is upstream again", timeout: 20) {
+        try eventually("node2's other pattern is upstream again") {
             try plainSubscriptions(of: "node2") == ["subd.m.N.>"]
         }
     }

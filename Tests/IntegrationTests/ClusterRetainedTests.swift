@@ -101,7 +101,7 @@ final class ClusterRetainedTests: ClusterTestCase {
         // Without NATS, a publication to the retained number is refused and changes nothing; so are GET and SUB
         // (the value here may not be the latest any more).
         for server in natsServers { server.kill() }
-        try eventually("node2 lost NATS", timeout: 20) { nodes[1].log.contains("lost NATS") }
+        try eventually("node2 lost NATS") { nodes[1].log.contains("lost NATS") }
         assertError(try publisher2.command("SEND TEMP lost"), "LIMIT", "the retained bucket cannot be reached")
         assertError(try get(publisher2, "TEMP").1, "LIMIT", "GET while the buckets cannot be read")
         XCTAssertEqual(publisher2.takePushes(), [], "no value pushed")
@@ -123,10 +123,10 @@ final class ClusterRetainedTests: ClusterTestCase {
         XCTAssertEqual(try revisions(subscriber, 1), ["1 v1"])
 
         natsServers[1].kill()  // node2's own server
-        try eventually("node2 lost NATS", timeout: 20) { nodes[1].log.contains("lost NATS") }
+        try eventually("node2 lost NATS") { nodes[1].log.contains("lost NATS") }
         // The bucket may elect a new leader first (its writes answer -ERR LIMIT meanwhile, changing nothing).
         for payload in ["v2", "v3"] {
-            try eventually("node1 publishes \(payload)", timeout: 20) {
+            try eventually("node1 publishes \(payload)") {
                 try publisher.command("SEND R \(payload)") == .ok("0")
             }
         }
@@ -145,7 +145,7 @@ final class ClusterRetainedTests: ClusterTestCase {
         // GET answers once the node caught up again (-ERR LIMIT until then).
         // (The watches are made again after the reconnect, while the bucket may be electing a leader: on a busy
         // machine that took over 5 s once.)
-        try eventually("node2's GET answers the current value", timeout: 20) {
+        try eventually("node2's GET answers the current value") {
             let (value, reply) = try get(subscriber, "R")
             return value == "3 v3" && reply == .ok("3")
         }

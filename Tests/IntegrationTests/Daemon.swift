@@ -110,4 +110,20 @@ final class Daemon: @unchecked Sendable {
 
     /// Everything subd wrote to stderr so far (its log).
     var log: String { child.stderr.text }
+
+    /// How long its drain took by the timestamps of its log, from `signal SIGTERM: draining connections` to
+    /// `stopped` (a loaded machine's delays in the test process and in subd's exit do not count); nil when either line
+    /// is missing.
+    var drainSeconds: TimeInterval? {
+        let lines = log.split(separator: "\n")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        func stamp(_ ending: String) -> Date? {
+            guard let line = lines.first(where: { $0.hasSuffix(ending) }), let first = line.split(separator: " ").first
+            else { return nil }
+            return formatter.date(from: String(first))
+        }
+        guard let began = stamp(": draining connections"), let ended = stamp(" info stopped") else { return nil }
+        return ended.timeIntervalSince(began)
+    }
 }

@@ -51,21 +51,6 @@ final class WebSocketTests: IntegrationTestCase {
         }
     }
 
-    /// How long subd's drain took by the timestamps of its log: from `signal SIGTERM: draining connections` to
-    /// `stopped`; nil when either line is missing.
-    private static func drainSeconds(inLog log: String) -> TimeInterval? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        func stamp(_ ending: String) -> Date? {
-            guard let line = log.split(separator: "\n").first(where: { $0.hasSuffix(ending) }),
-                let first = line.split(separator: " ").first
-            else { return nil }
-            return formatter.date(from: String(first))
-        }
-        guard let began = stamp(": draining connections"), let ended = stamp(" info stopped") else { return nil }
-        return ended.timeIntervalSince(began)
-    }
-
     /// The payloads every exchange is tried with: none, every byte value, and max_payload's 65536 bytes.
     private static let payloads: [[UInt8]] = [
         [], Array(0...255), (0..<65_536).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 8) },
@@ -141,7 +126,7 @@ final class WebSocketTests: IntegrationTestCase {
         XCTAssertEqual(daemon.stop(), 0, daemon.log)
         // Timed by subd's own log, which a loaded machine's delays in the test process and in subd's exit do not
         // lengthen: the drain ends at once, not at the 5 s drain deadline (nor a session's 5 s close deadline).
-        let drain = try XCTUnwrap(Self.drainSeconds(inLog: daemon.log), daemon.log)
+        let drain = try XCTUnwrap(daemon.drainSeconds, daemon.log)
         XCTAssertLessThan(drain, 4.5, "closed at once, not at the drain deadline")
         XCTAssertEqual(try staying.closeCode(), 1001, "going away: the server stops")
     }

@@ -88,15 +88,11 @@ public final class KeyValueWatcher: @unchecked Sendable {
         guard !isStopped else { return }
         switch KeyValueEntry.make(bucket: bucket.name, fromHeadersOf: message) {
         case .success(let entry):
-            if isLoading {
-                waiting.append(entry)
-            } else if entry.revision > lastRevision + 1 {
+            if !isLoading, entry.revision > lastRevision + 1 {
                 gapsFound += 1
-                waiting.append(entry)
-                reload()
-            } else {
-                report(entry)
+                reload()  // loading from here: the entry waits behind the load
             }
+            if isLoading { waiting.append(entry) } else { report(entry) }
         case .failure:
             break  // not a stored write of this bucket
         }
