@@ -40,6 +40,10 @@ extension ClusterBridge {
     static let retainedHistory = 8
     /// How long a publication may wait for its write to win (other nodes writing the same number at once).
     static let retainedWriteDeadline: DispatchTimeInterval = .seconds(2)
+    /// How long a publication whose write lost waits for the newer value's republish before this node reads the
+    /// bucket for it, and then again, until the write's deadline: the republish may have been lost, and when no
+    /// later write of any number follows it, nothing else would show this node the gap.
+    static let retainedLostWriteCheck: DispatchTimeInterval = .milliseconds(250)
 
     // MARK: The bucket
 
@@ -88,8 +92,11 @@ extension ClusterBridge {
         case .caughtUp:
             catchUp.caughtUp(.retained)
             let gaps = retained.watcher?.gapsFound ?? 0
-            let since = gaps > 0 ? " (gaps in its live writes read from it so far: \(gaps))" : ""
-            logger.info("cluster: retained values caught up with the bucket\(since)")
+            let reloads = retained.watcher?.reloadsAsked ?? 0
+            var since = gaps > 0 ? ["gaps in its live writes read from it so far: \(gaps)"] : []
+            if reloads > 0 { since.append("reads for writes that lost to an unseen value: \(reloads)") }
+            let note = since.isEmpty ? "" : " (\(since.joined(separator: "; ")))"
+            logger.info("cluster: retained values caught up with the bucket\(note)")
         case .loadFailed(let error):
             logger.warning("cluster: loading the retained bucket failed (tried again): \(error)")
         }
@@ -227,10 +234,25 @@ extension ClusterBridge {
         retained.lastTicket += 1
         let ticket = retained.lastTicket
         retained.waiting[number, default: [:]][ticket] = { then(true) }
+        checkForNewer(number, ticket: ticket, until: deadline)
         server.queue.asyncAfter(deadline: deadline) { [self] in
             guard retained.waiting[number]?.removeValue(forKey: ticket) != nil else { return }
             if retained.waiting[number]?.isEmpty == true { retained.waiting[number] = nil }
             then(false)
+        }
+    }
+
+    /// While publication `ticket` still waits for a newer entry of `number`, reads the bucket every
+    /// ``retainedLostWriteCheck`` (the watcher's ``KeyValueWatcher/reloadNow()``, which reads what was stored after
+    /// the last write it reported): the entry that made the write lose is stored, and its republish may never come.
+    private func checkForNewer(_ number: String, ticket: UInt64, until deadline: DispatchTime) {
+        let next = DispatchTime.now() + Self.retainedLostWriteCheck
+        guard next < deadline else { return }
+        server.queue.asyncAfter(deadline: next) { [self] in
+            guard retained.waiting[number]?[ticket] != nil, let watcher = retained.watcher else { return }
+            logger.debug("cluster: a write of '\(number)' lost to a value not seen here yet; reading the bucket")
+            watcher.reloadNow()
+            checkForNewer(number, ticket: ticket, until: deadline)
         }
     }
 

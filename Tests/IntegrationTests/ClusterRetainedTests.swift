@@ -154,4 +154,65 @@ final class ClusterRetainedTests: ClusterTestCase {
         // node1's copy follows through its watch, a moment later (no subscriber of node1's has seen v4 yet).
         try eventually("node1's GET answers node2's v4") { try get(publisher, "R").0 == "4 v4" }
     }
+
+    /// A value stored while its republish never reached this node, and no write after it (so the watch's gap check has
+    /// nothing to see): this node's next publication to the number loses to the value it has not seen; it reads the
+    /// bucket a moment later (`retainedLostWriteCheck`), delivers that value and writes on top of it, where before it
+    /// answered `-ERR LIMIT` after 2 s. The retained bucket is made before the nodes start (they use it as it is) and
+    /// republishes only the keys under `SEEN.`, so the writes of `HIDDEN` are stored and never republished.
+    func testAPublicationThatLostToAValueNotSeenHereReadsItFromTheBucket() throws {
+        let nodes = try startCluster(nodes: 2, logLevel: "debug", prepare: { servers in
+            try makeRetainedBucket(on: servers[0], republishing: "SEEN.>")
+        })
+        let creator = try connect(nodes[0], "creator on node1")
+        XCTAssertEqual(try creator.command("CREATE HIDDEN retain"), .ok("created"))
+        let subscriber1 = try connect(nodes[0], "subscriber on node1")
+        let subscriber2 = try connect(nodes[1], "subscriber on node2")
+        try subscribe(subscriber1, "HIDDEN")
+        try subscribe(subscriber2, "HIDDEN")
+
+        let publisher2 = try connect(nodes[1], "publisher on node2")
+        XCTAssertEqual(try publisher2.command("SEND HIDDEN v1"), .ok("1"), "node2's own subscriber")
+        XCTAssertEqual(try revisions(subscriber2, 1), ["1 v1"])
+        XCTAssertEqual(try subscriber1.pushesBeforePing(), [], "node1 never saw v1 (not republished)")
+
+        let publisher1 = try connect(nodes[0], "publisher on node1")
+        let started = Date()
+        XCTAssertEqual(try publisher1.command("SEND HIDDEN v2"), .ok("1"), "written on top of v1, not -ERR LIMIT")
+        let took = Date().timeIntervalSince(started)
+        XCTAssertEqual(try revisions(subscriber1, 2), ["1 v1", "2 v2"], "node1 delivers v1 first, then its own v2")
+        XCTAssertEqual(try get(publisher1, "HIDDEN").1, .ok("2"))
+        XCTAssertTrue(nodes[0].log.contains("a write of 'HIDDEN' lost to a value not seen here yet"), nodes[0].log)
+        try eventually("node1 counted the read in its caught-up line") {
+            nodes[0].log.contains("reads for writes that lost to an unseen value: ")
+        }
+        print("the publication that lost to an unseen value was answered in \(took) s")
+
+        // A number whose writes are republished never needs it.
+        XCTAssertEqual(try creator.command("CREATE SEEN.T retain"), .ok("created"))
+        try subscribe(subscriber1, "SEEN.T")
+        XCTAssertEqual(try publisher2.command("SEND SEEN.T s1"), .ok("0"))
+        XCTAssertEqual(try revisions(subscriber1, 1), ["1 s1"])
+        XCTAssertEqual(try publisher1.command("SEND SEEN.T s2"), .ok("1"))
+        XCTAssertEqual(try revisions(subscriber1, 1), ["2 s2"])
+        XCTAssertFalse(nodes[0].log.contains("a write of 'SEEN.T' lost"), "no read for a write that did not lose")
+    }
+
+    /// Makes the retained bucket's stream before any node does (with `STREAM.CREATE`, as the JetStream API has it),
+    /// republishing only the keys that match `keys`; tried again while JetStream has no meta leader yet.
+    private func makeRetainedBucket(on server: NATSServerProcess, republishing keys: String) throws {
+        let bucket = "subd_retained"
+        let config = """
+            {"name":"KV_\(bucket)","subjects":["$KV.\(bucket).>"],"retention":"limits","max_consumers":-1,\
+            "max_msgs":-1,"max_bytes":-1,"max_age":0,"max_msgs_per_subject":8,"max_msg_size":-1,"storage":"file",\
+            "discard":"new","num_replicas":1,"duplicate_window":120000000000,"allow_direct":true,\
+            "mirror_direct":false,"deny_delete":true,"deny_purge":false,"allow_rollup_hdrs":true,\
+            "republish":{"src":"$KV.\(bucket).\(keys)","dest":"subd.kv.\(bucket).\(keys)"}}
+            """
+        var reply = ""
+        try eventually("the stream KV_\(bucket) is made", timeout: 30) {
+            reply = (try? server.request("$JS.API.STREAM.CREATE.KV_\(bucket)", config, timeout: 2)) ?? ""
+            return reply.contains("\"config\"") && !reply.contains("\"error\"")
+        }
+    }
 }

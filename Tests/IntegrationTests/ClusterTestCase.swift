@@ -35,12 +35,15 @@ class ClusterTestCase: IntegrationTestCase {
         try super.eventually(what, timeout: timeout, file: file, line: line, condition)
     }
 
-    /// Three NATS servers and `count` subd nodes (`node1`, `node2`, ...), each node's bucket view caught up.
+    /// Three NATS servers and `count` subd nodes (`node1`, `node2`, ...), each node's bucket view caught up;
+    /// `prepare` runs once the servers' JetStream is up, before the first node starts.
     func startCluster(
-        nodes count: Int = 3, logLevel: String = "info", ack: (Int) -> [String] = { _ in ["  ack: local"] }
+        nodes count: Int = 3, logLevel: String = "info", ack: (Int) -> [String] = { _ in ["  ack: local"] },
+        prepare: ([NATSServerProcess]) throws -> Void = { _ in }
     ) throws -> [Daemon] {
         natsServers = []
         let servers = try NATSServerProcess.startCluster(directory: directory) { natsServers.append($0) }
+        try prepare(servers)
         var nodes: [Daemon] = []
         for index in 0..<count {
             var config = nodeConfig(index, servers, ack: ack(index))

@@ -45,6 +45,8 @@ public final class KeyValueWatcher: @unchecked Sendable {
     private var needsReload = false
     /// How many times a live write showed that a write before it never came, and the watcher reloaded.
     public private(set) var gapsFound = 0
+    /// How many times ``reloadNow()`` was called.
+    public private(set) var reloadsAsked = 0
     private var waiting: [KeyValueEntry] = []
     private var isStopped = false
 
@@ -96,6 +98,17 @@ public final class KeyValueWatcher: @unchecked Sendable {
         case .failure:
             break  // not a stored write of this bucket
         }
+    }
+
+    /// Loads what changed since ``lastRevision`` now (once the subscription is known to the server), for a caller
+    /// with reason to think a write's republish was lost that no later write shows (the bucket refused a write of
+    /// a key at the revision this watcher reported last); live writes wait behind the load, and
+    /// ``KeyValueWatchEvent/caughtUp`` follows it. Asked while a load is under way, one more follows that one.
+    /// Counted in ``reloadsAsked``. On the client's queue.
+    public func reloadNow() {
+        bucket.client.assertOnQueue()
+        reloadsAsked += 1
+        reload()
     }
 
     /// Loads what changed since ``lastRevision``, once the subscription is known to the server.
