@@ -70,7 +70,9 @@ extension ClusterBridge {
     private func retainedBucketOpened(_ opened: KeyValueBucket) {
         retained.isOpening = false
         do {
-            retained.watcher = try KeyValueWatcher(bucket: opened) { [self] event in retainedWatched(event) }
+            retained.watcher = try KeyValueWatcher(bucket: opened, tailCheck: Self.tailCheck) { [self] event in
+                retainedWatched(event)
+            }
         } catch {
             retainedBucketFailed(error)
             return
@@ -91,12 +93,7 @@ extension ClusterBridge {
             }
         case .caughtUp:
             catchUp.caughtUp(.retained)
-            let gaps = retained.watcher?.gapsFound ?? 0
-            let reloads = retained.watcher?.reloadsAsked ?? 0
-            var since = gaps > 0 ? ["gaps in its live writes read from it so far: \(gaps)"] : []
-            if reloads > 0 { since.append("reads for writes that lost to an unseen value: \(reloads)") }
-            let note = since.isEmpty ? "" : " (\(since.joined(separator: "; ")))"
-            logger.info("cluster: retained values caught up with the bucket\(note)")
+            logger.info("cluster: retained values caught up with the bucket\(Self.repairs(of: retained.watcher))")
         case .loadFailed(let error):
             logger.warning("cluster: loading the retained bucket failed (tried again): \(error)")
         }

@@ -161,4 +161,44 @@ final class KeyValueWatchTests: NATSTestCase {
             client.sync { _ in watcher.stop() }
         }
     }
+
+    /// A stored write whose republish never came and no write after it: no gap to see, but with `tailCheck` the
+    /// watcher finds the stream's last revision past its own and loads the write (once; later checks find nothing
+    /// new and load nothing). Without it the write stays unreported. The bucket republishes only the keys under
+    /// `SEEN.`, as above.
+    func testTheTailCheckLoadsAStoredWriteWhoseRepublishNeverCame() async throws {
+        let server = try jetStream()
+        let client = try connectedClient([server.address])
+        let name = "tail"
+        var config = KeyValueConfiguration(bucket: name, maxBytes: 1 << 20).streamConfig
+        config.republish = JetStreamJSON.Republish(src: "$KV.\(name).SEEN.>", dest: "subd.kv.\(name).SEEN.>")
+        let created = try await client.client.request(
+            subject: "$JS.API.STREAM.CREATE.KV_\(name)", payload: Array(JSONCoding.encode(config).utf8))
+        XCTAssertFalse(String(decoding: created.payload, as: UTF8.self).contains("\"error\""), "\(created)")
+        let part = try await KeyValueBucket.open(name, client: client.client)
+        let checked = Collector<KeyValueWatchEvent>()
+        let unchecked = Collector<KeyValueWatchEvent>()
+        let (watcher, other) = try client.sync { _ in
+            (
+                try KeyValueWatcher(bucket: part, tailCheck: .milliseconds(200)) { checked.append($0) },
+                try KeyValueWatcher(bucket: part) { unchecked.append($0) }
+            )
+        }
+        XCTAssertNotNil(checked.wait(for: { $0 == .caughtUp }))
+        XCTAssertNotNil(unchecked.wait(for: { $0 == .caughtUp }))
+
+        _ = try await part.put("SEEN.a", Array("1".utf8))
+        _ = try await part.put("UNSEEN", Array("1".utf8))
+        XCTAssertTrue(checked.wait(untilAll: { self.entries($0) == ["SEEN.a=1", "UNSEEN=1"] }), "\(checked.all)")
+        XCTAssertEqual(client.sync { _ in watcher.tailsFound }, 1)
+        XCTAssertEqual(client.sync { _ in watcher.lastRevision }, 2)
+        try await Task.sleep(for: .seconds(1))  // five more checks: nothing past revision 2
+        XCTAssertEqual(client.sync { _ in watcher.tailsFound }, 1, "the end was read once")
+        XCTAssertEqual(entries(unchecked.all), ["SEEN.a=1"], "without the tail check UNSEEN is never reported")
+        XCTAssertEqual(client.sync { _ in other.tailsFound }, 0)
+        client.sync { _ in
+            watcher.stop()
+            other.stop()
+        }
+    }
 }

@@ -39,7 +39,8 @@ extension NATSServerProcess {
             if count == 0 { break }
             if count > 0 { received += buffer[0..<count] }
         }
-        throw HarnessFailure("no reply to \(subject) from \(self.address): \(String(decoding: received, as: UTF8.self))")
+        let got = String(decoding: received, as: UTF8.self)
+        throw HarnessFailure("no reply to \(subject) from \(self.address): \(got)")
     }
 
     /// The payload of the first `MSG` in `bytes`, once all of it is there (the server's `INFO`, `PING`s and `+OK`s
@@ -47,7 +48,8 @@ extension NATSServerProcess {
     private static func message(in bytes: [UInt8]) -> String? {
         var start = 0
         while let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: bytes[start..<end], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            let line = String(decoding: bytes[start..<end], as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
             start = end + 1
             guard line.hasPrefix("MSG "), let size = line.split(separator: " ").last.flatMap({ Int($0) }) else {
                 continue

@@ -63,10 +63,22 @@ enum JetStreamJSON {
     }
 
     /// `STREAM.CREATE` and `STREAM.INFO` reply: the stream's configuration, of which the client reads the
-    /// republish destination.
+    /// republish destination, and its state, of which it reads the last sequence.
     struct StreamInfo: Decodable, Equatable {
         /// The configuration.
         var config: Config?
+        /// What the stream holds.
+        var state: State?
+
+        /// The part of a stream's state read back.
+        struct State: Decodable, Equatable {
+            /// The sequence of the last message stored (0: none yet).
+            var lastSequence: UInt64?
+
+            enum CodingKeys: String, CodingKey {
+                case lastSequence = "last_seq"
+            }
+        }
 
         /// The part of a stream configuration read back.
         struct Config: Decodable, Equatable {

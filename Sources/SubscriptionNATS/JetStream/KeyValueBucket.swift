@@ -215,6 +215,14 @@ public struct KeyValueBucket: Sendable {
         }
     }
 
+    /// The revision of the last write the bucket stored, of any key (0: none yet), from the stream's leader
+    /// (`STREAM.INFO`).
+    public func lastRevision(completion: @escaping @Sendable (Result<UInt64, JetStreamError>) -> Void) {
+        api.call("STREAM.INFO.\(streamName)", json: "", as: JetStreamJSON.StreamInfo.self) { result in
+            completion(result.map { $0.state?.lastSequence ?? 0 })
+        }
+    }
+
     /// The first stored write at or after revision `revision` (nil past the end), through the leader: one step of
     /// a watcher's load.
     func next(from revision: UInt64, completion: @escaping @Sendable (Result<KeyValueEntry?, JetStreamError>) -> Void) {

@@ -28,6 +28,11 @@ public enum KeyValueWatchEvent: Equatable, Sendable {
 /// last revision it reported, and the live write waits behind the load. A gap whose writes are gone from the bucket
 /// (another write of the key replaced them, or they expired) costs one load that finds nothing.
 ///
+/// A lost republish with no live write after it shows no gap: with a `tailCheck` interval the watcher asks the stream
+/// for its last revision that often (`STREAM.INFO`, while not loading), and when it is past the last one reported and
+/// still is a moment later (``tailGrace``: a republish on its way has arrived by then), reloads. The watcher learns
+/// such a write within about the interval, not at the next reconnect.
+///
 /// Confined to the client's queue (`@unchecked Sendable`). ``stop()`` ends it; a watcher not stopped lives as long
 /// as its client's subscription.
 public final class KeyValueWatcher: @unchecked Sendable {
@@ -47,18 +52,30 @@ public final class KeyValueWatcher: @unchecked Sendable {
     public private(set) var gapsFound = 0
     /// How many times ``reloadNow()`` was called.
     public private(set) var reloadsAsked = 0
+    /// How many times the tail check found a stored write that was never reported, and the watcher reloaded.
+    public private(set) var tailsFound = 0
+    /// How often the stream's last revision is checked (nil: never).
+    public let tailCheck: Duration?
+    /// How long a stored write past the last reported one may take to arrive before the tail check reloads.
+    public static let tailGrace: Duration = .milliseconds(250)
+    /// The highest last revision of the stream a tail check has reloaded for (it does not reload twice for one: a
+    /// write that expired before the load read it stays unreported).
+    private var tailReloadedThrough: UInt64 = 0
     private var waiting: [KeyValueEntry] = []
     private var isStopped = false
 
-    /// Starts watching `bucket`; `handler` gets every event on the client's queue.
+    /// Starts watching `bucket`; `handler` gets every event on the client's queue. With `tailCheck`, the stream's
+    /// last revision is checked that often (see above).
     ///
     /// - Throws: ``JetStreamError/notWatchable(bucket:)`` for a bucket that republishes nothing, and the
     ///   subscription's error.
-    public init(bucket: KeyValueBucket, handler: @escaping @Sendable (KeyValueWatchEvent) -> Void)
-        throws(JetStreamError)
-    {
+    public init(
+        bucket: KeyValueBucket, tailCheck: Duration? = nil,
+        handler: @escaping @Sendable (KeyValueWatchEvent) -> Void
+    ) throws(JetStreamError) {
         guard let prefix = bucket.updatesSubjectPrefix else { throw .notWatchable(bucket: bucket.name) }
         self.bucket = bucket
+        self.tailCheck = tailCheck
         self.handler = handler
         let client = bucket.client
         client.assertOnQueue()
@@ -71,6 +88,7 @@ public final class KeyValueWatcher: @unchecked Sendable {
             if case .connected = status { reload() }
         }
         reload()
+        scheduleTailCheck()
     }
 
     /// Stops: no more events.
@@ -165,6 +183,37 @@ public final class KeyValueWatcher: @unchecked Sendable {
             needsReload = false
             beginLoad()
         }
+    }
+
+    // MARK: The tail check
+
+    private func scheduleTailCheck() {
+        guard let tailCheck, !isStopped else { return }
+        after(tailCheck) { [self] in checkTail() }
+    }
+
+    /// Asks for the stream's last revision; one past the last reported is looked at again after ``tailGrace``.
+    private func checkTail() {
+        guard !isStopped else { return }
+        guard !isLoading, bucket.client.isConnected else { return scheduleTailCheck() }
+        bucket.lastRevision { [self] result in
+            guard case .success(let last) = result, last > max(lastRevision, tailReloadedThrough) else {
+                return scheduleTailCheck()
+            }
+            after(Self.tailGrace) { [self] in
+                if !isStopped, !isLoading, lastRevision < last {
+                    tailsFound += 1
+                    tailReloadedThrough = last
+                    reload()
+                }
+                scheduleTailCheck()
+            }
+        }
+    }
+
+    private func after(_ delay: Duration, _ body: @escaping @Sendable () -> Void) {
+        let nanoseconds = Int(clamping: NATSConnectionStateMachine.nanoseconds(delay))
+        bucket.client.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: body)
     }
 
     private func report(_ entry: KeyValueEntry) {
