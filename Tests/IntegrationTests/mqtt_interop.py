@@ -1498,21 +1498,22 @@ def message_expiry(c, version):
     check(away.subscribe([(c.topics[0], 1)]) == [1], "SUBACK")
     away.disconnect()
     publisher = c.connected("publisher", version)
-    publisher.publish(c.topics[0], "expires", 1, props=properties(PacketTypes.PUBLISH, MessageExpiryInterval=1))
+    publisher.publish(c.topics[0], "expires", 1, props=properties(PacketTypes.PUBLISH, MessageExpiryInterval=2))
     publisher.publish(c.topics[0], "stays", 1, props=properties(PacketTypes.PUBLISH, MessageExpiryInterval=30))
     publisher.publish(c.topics[0], "no expiry", 1)
     messages = live.settle(3)
     got = [(m.payload, m.prop("MessageExpiryInterval")) for m in messages]
     check([p for p, _ in got] == [b"expires", b"stays", b"no expiry"], "the live subscriber got %r" % got)
-    check(got[0][1] in (0, 1) and got[1][1] in (29, 30) and got[2][1] is None,
+    # Counted down by the time the delivery took: none here, but a loaded machine may stall it (up to 2 s allowed).
+    check(got[0][1] in (0, 1, 2) and got[1][1] in (28, 29, 30) and got[2][1] is None,
           "Message Expiry Intervals to the live subscriber: %r" % got)
-    time.sleep(2.1)
+    time.sleep(3.1)
     back = c.client("away", version, clean=False)
     check(back.connect(props=expiry)[0] == 1, "the session was not present")
     got = [(m.payload, m.prop("MessageExpiryInterval")) for m in back.settle(2)]
-    check([p for p, _ in got] == [b"stays", b"no expiry"], "after 2 s away the client got %r" % got)
-    check(got[0][1] is not None and 1 <= got[0][1] <= 28,
-          "Message Expiry Interval %r after waiting 2 s, sent 30: not counted down" % got[0][1])
+    check([p for p, _ in got] == [b"stays", b"no expiry"], "after 3 s away the client got %r" % got)
+    check(got[0][1] is not None and 1 <= got[0][1] <= 27,
+          "Message Expiry Interval %r after waiting 3 s, sent 30: not counted down" % got[0][1])
     check(got[1][1] is None, "a Message Expiry Interval on a message sent without one")
     back.disconnect(props=properties(PacketTypes.DISCONNECT, SessionExpiryInterval=0))
 
