@@ -6,19 +6,8 @@ extension NATSServerProcess {
     /// For a test that sets up JetStream before any subd node runs (a stream made with a configuration subd would not
     /// make). Throws when no reply comes within `timeout` seconds.
     public func request(_ subject: String, _ payload: String, timeout: TimeInterval = 5) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessFailure("socket") }
+        let fd = try connectedLoopbackSocket(port: port, what: "nats-server at \(address)")
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else { throw HarnessFailure("connect to nats-server at \(self.address)") }
         var wait = timeval(tv_sec: 0, tv_usec: 100_000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         let inbox = "_INBOX.test.\(UInt32.random(in: 0...UInt32.max))"

@@ -208,11 +208,10 @@ public func freeLoopbackPort() throws -> Int {
     return Int(UInt16(bigEndian: address.sin_port))
 }
 
-/// A minimal HTTP/1.0 GET over a loopback socket; the response's body.
-public func httpGet(port: Int, path: String) throws -> String {
+/// A TCP socket connected to 127.0.0.1:`port` (the caller closes it); `what` names the peer in the error.
+public func connectedLoopbackSocket(port: Int, what: String) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw HarnessFailure("socket") }
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = UInt16(port).bigEndian
@@ -222,7 +221,17 @@ public func httpGet(port: Int, path: String) throws -> String {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
         }
     }
-    guard connected else { throw HarnessFailure("connect to monitoring port \(port)") }
+    guard connected else {
+        close(fd)
+        throw HarnessFailure("connect to \(what)")
+    }
+    return fd
+}
+
+/// A minimal HTTP/1.0 GET over a loopback socket; the response's body.
+public func httpGet(port: Int, path: String) throws -> String {
+    let fd = try connectedLoopbackSocket(port: port, what: "monitoring port \(port)")
+    defer { close(fd) }
     let request = Array("GET \(path) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
     _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     var response: [UInt8] = []
