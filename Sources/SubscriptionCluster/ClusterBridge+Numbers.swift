@@ -76,24 +76,6 @@ extension ClusterBridge {
         }
     }
 
-    /// How often the watches of the numbers and retained buckets ask for the stream's last revision
-    /// (``KeyValueWatcher/tailCheck``): a stored write whose republish was lost, with no write after it, is read
-    /// within about this long. One `STREAM.INFO` per bucket and node each time.
-    static let tailCheck: Duration = .seconds(2)
-
-    /// What a watcher found missing in its live writes and read from its bucket, for its caught-up log line: empty
-    /// when nothing, else ` (gaps in its live writes read from it so far: 1; ...)`.
-    static func repairs(of watcher: KeyValueWatcher?) -> String {
-        guard let watcher else { return "" }
-        var found: [String] = []
-        if watcher.gapsFound > 0 { found.append("gaps in its live writes read from it so far: \(watcher.gapsFound)") }
-        if watcher.tailsFound > 0 { found.append("unreported writes found at its end: \(watcher.tailsFound)") }
-        if watcher.reloadsAsked > 0 {
-            found.append("reads for writes that lost to an unseen value: \(watcher.reloadsAsked)")
-        }
-        return found.isEmpty ? "" : " (\(found.joined(separator: "; ")))"
-    }
-
     /// The value a number has in the bucket.
     static let plainValue = Array("plain".utf8)
 

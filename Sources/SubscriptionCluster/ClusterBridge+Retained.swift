@@ -41,8 +41,8 @@ extension ClusterBridge {
     /// How long a publication may wait for its write to win (other nodes writing the same number at once).
     static let retainedWriteDeadline: DispatchTimeInterval = .seconds(2)
     /// How long a publication whose write lost waits for the newer value's republish before this node reads the
-    /// bucket for it, and then again, until the write's deadline: the republish may have been lost, and when no
-    /// later write of any number follows it, nothing else would show this node the gap.
+    /// bucket for it, and then again while it waits: the republish may have been lost, and when no later write of
+    /// any number follows it, only the tail check (``tailCheck``, slower) would show this node the gap.
     static let retainedLostWriteCheck: DispatchTimeInterval = .milliseconds(250)
 
     // MARK: The bucket
@@ -231,7 +231,7 @@ extension ClusterBridge {
         retained.lastTicket += 1
         let ticket = retained.lastTicket
         retained.waiting[number, default: [:]][ticket] = { then(true) }
-        checkForNewer(number, ticket: ticket, until: deadline)
+        checkForNewer(number, ticket: ticket)
         server.queue.asyncAfter(deadline: deadline) { [self] in
             guard retained.waiting[number]?.removeValue(forKey: ticket) != nil else { return }
             if retained.waiting[number]?.isEmpty == true { retained.waiting[number] = nil }
@@ -239,17 +239,16 @@ extension ClusterBridge {
         }
     }
 
-    /// While publication `ticket` still waits for a newer entry of `number`, reads the bucket every
-    /// ``retainedLostWriteCheck`` (the watcher's ``KeyValueWatcher/reloadNow()``, which reads what was stored after
-    /// the last write it reported): the entry that made the write lose is stored, and its republish may never come.
-    private func checkForNewer(_ number: String, ticket: UInt64, until deadline: DispatchTime) {
-        let next = DispatchTime.now() + Self.retainedLostWriteCheck
-        guard next < deadline else { return }
-        server.queue.asyncAfter(deadline: next) { [self] in
+    /// While publication `ticket` still waits for a newer entry of `number` (until it is woken or its deadline
+    /// takes it out), reads the bucket every ``retainedLostWriteCheck`` (the watcher's
+    /// ``KeyValueWatcher/reloadNow()``, which reads what was stored after the last write it reported): the entry
+    /// that made the write lose is stored, and its republish may never come.
+    private func checkForNewer(_ number: String, ticket: UInt64) {
+        server.queue.asyncAfter(deadline: .now() + Self.retainedLostWriteCheck) { [self] in
             guard retained.waiting[number]?[ticket] != nil, let watcher = retained.watcher else { return }
             logger.debug("cluster: a write of '\(number)' lost to a value not seen here yet; reading the bucket")
             watcher.reloadNow()
-            checkForNewer(number, ticket: ticket, until: deadline)
+            checkForNewer(number, ticket: ticket)
         }
     }
 

@@ -210,15 +210,14 @@ final class ClusterRetainedTests: ClusterTestCase {
         XCTAssertFalse(nodes[0].log.contains("a write of 'SEEN.T' lost"), "no read for a write that did not lose")
     }
 
-    /// Makes the retained bucket's stream before any node does (with `STREAM.CREATE`, as the JetStream API has it),
-    /// republishing only the keys that match `keys`; tried again while JetStream has no meta leader yet.
+    /// Makes the retained bucket's stream before any node does (`STREAM.CREATE`), republishing only the keys that
+    /// match `keys`; tried again while JetStream has no meta leader yet.
     private func makeRetainedBucket(on server: NATSServerProcess, republishing keys: String) throws {
         let bucket = "subd_retained"
+        // Only what differs from JetStream's defaults and matters here: a KV bucket's subjects, 8 values per key
+        // (as subd makes it), and the partial republish.
         let config = """
-            {"name":"KV_\(bucket)","subjects":["$KV.\(bucket).>"],"retention":"limits","max_consumers":-1,\
-            "max_msgs":-1,"max_bytes":-1,"max_age":0,"max_msgs_per_subject":8,"max_msg_size":-1,"storage":"file",\
-            "discard":"new","num_replicas":1,"duplicate_window":120000000000,"allow_direct":true,\
-            "mirror_direct":false,"deny_delete":true,"deny_purge":false,"allow_rollup_hdrs":true,\
+            {"name":"KV_\(bucket)","subjects":["$KV.\(bucket).>"],"max_msgs_per_subject":8,\
             "republish":{"src":"$KV.\(bucket).\(keys)","dest":"subd.kv.\(bucket).\(keys)"}}
             """
         var reply = ""
