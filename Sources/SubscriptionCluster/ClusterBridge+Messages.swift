@@ -25,16 +25,26 @@ extension ClusterBridge {
         let limit = (client.serverInfo?.maxPayload).map { $0 / 2 } ?? PublicationBatch.maxBytes
         if !batch.accepts(number, counter: counter, headers: headers, payloadBytes: payload.count, limit: limit) {
             sendBatch()
+            client.flushNow()
         }
         if !isBatchSendScheduled {
             isBatchSendScheduled = true
-            server.queue.async { [self] in
-                isBatchSendScheduled = false
-                sendBatch()
-            }
+            // At the end of the session's turn, before its replies and deliveries are written, so the publications
+            // leave first; the queue's next step sends them if no end of turn comes first.
+            server.atEndOfTurn { [self] in sendScheduledBatch() }
+            server.queue.async { [self] in sendScheduledBatch() }
         }
         batch.append(to: number, origin: origin, counter: counter, headers: headers, payload: payload)
         return confirmationSubject == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
+    }
+
+    /// The batch the end of a turn was to send, sent and written to NATS now (once, whichever of the two calls comes
+    /// first: ``published(to:sender:info:groups:payload:)``).
+    private func sendScheduledBatch() {
+        guard isBatchSendScheduled else { return }
+        isBatchSendScheduled = false
+        sendBatch()
+        client.flushNow()
     }
 
     /// Sends the publications batched so far (``PublicationBatch``) as one message: at the end of the turn that made
@@ -107,7 +117,10 @@ extension ClusterBridge {
             }
             if message.replyTo != nil { confirmations.add(parts.counter, receivers: receivers, group: nil) }
         }
-        if let replyTo = message.replyTo { confirm(confirmations, to: replyTo) }
+        if let replyTo = message.replyTo {
+            confirm(confirmations, to: replyTo)
+            sendConfirmations()
+        }
         scheduleTurnEnd()
     }
 

@@ -192,7 +192,7 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     }
 
     /// Ends the server's turn once for everything that arrived in this turn of the queue: the confirmations it made
-    /// go to their nodes, then the sessions' output goes out.
+    /// are written to NATS first (the publishing node's replies wait for them), then the sessions' output goes out.
     func scheduleTurnEnd() {
         guard !isTurnEndScheduled else { return }
         isTurnEndScheduled = true

@@ -188,7 +188,7 @@ struct BenchRun {
         if check.receiverMismatches > 0 {
             problems.append(
                 "\(check.receiverMismatches) PUB replies did not count \(options.subscribers) receivers "
-                    + "(first: '\(check.firstMismatch ?? "")')")
+                    + "(first: '\(check.firstMismatch ?? "")', reply \(check.firstMismatchAt) of \(check.replies))")
         }
         if check.errors > 0 {
             problems.append("\(check.errors) PUB replies were errors (first: '\(check.firstError ?? "")')")

@@ -14,6 +14,10 @@ struct ReplyCheck {
     var receiverMismatches = 0
     /// The first wrong reply seen, for the report.
     var firstMismatch: String?
+    /// Which reply (from 1, in the order read) ``firstMismatch`` was.
+    var firstMismatchAt = 0
+    /// The replies read so far.
+    var replies = 0
     /// `-ERR` replies to publishes.
     var errors = 0
     /// The first `-ERR` line seen.
@@ -142,12 +146,17 @@ final class Publisher {
             switch frame {
             case .ok(let receivers):
                 replies += 1
+                check.replies += 1
                 if checkingReceivers && receivers != expected {
                     check.receiverMismatches += 1
-                    if check.firstMismatch == nil { check.firstMismatch = receivers.map { "+OK \($0)" } ?? "+OK" }
+                    if check.firstMismatch == nil {
+                        check.firstMismatch = receivers.map { "+OK \($0)" } ?? "+OK"
+                        check.firstMismatchAt = check.replies
+                    }
                 }
             case .error(let line):
                 replies += 1
+                check.replies += 1
                 check.errors += 1
                 if check.firstError == nil { check.firstError = line }
             case .pong, .list:

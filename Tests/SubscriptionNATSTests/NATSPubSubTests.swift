@@ -200,4 +200,35 @@ final class NATSPubSubTests: NATSTestCase {
             XCTAssertEqual(messages.all.count, 1, "not handled again by the read event")
         }
     }
+
+    /// `flushNow()` writes what was published within the same turn of the client's queue (the cluster sends its
+    /// publications and confirmations before the turn's writes to sessions); without it, the write waits for the turn
+    /// to end.
+    func testFlushNowWritesWithinTheTurn() throws {
+        let server = try startServer()
+        let subscriber = try connectedClient([server.address], label: "subscriber")
+        let publisher = try connectedClient([server.address], label: "publisher")
+        let (_, messages) = try subscriber.subscribe("early")
+        subscriber.flush()
+        for now in [false, true] {
+            messages.removeAll()
+            let seenInTheTurn: Int = try publisher.sync { client in
+                try client.publish(subject: "early", payload: Array("now=\(now)".utf8))
+                guard now else {
+                    usleep(100_000)
+                    return messages.all.count
+                }
+                client.flushNow()
+                // It crosses nats-server and the subscriber's queue: on a loaded machine that can take a moment.
+                let deadline = Date().addingTimeInterval(5)
+                while messages.all.isEmpty && Date() < deadline { usleep(2_000) }
+                return messages.all.count
+            }
+            XCTAssertEqual(seenInTheTurn, now ? 1 : 0, "arrived within the publisher's turn: \(now)")
+            XCTAssertEqual(messages.wait(count: 1)?.map(text), ["now=\(now)"], "sent once in all")
+            publisher.flush()
+            subscriber.flush()
+            XCTAssertEqual(messages.all.count, 1, "not sent again at the end of the turn")
+        }
+    }
 }

@@ -195,6 +195,14 @@ extension NATSClient {
         }
     }
 
+    /// Writes what is queued now, ahead of the flush scheduled for the end of this turn (which then finds less or
+    /// nothing to write): for a caller whose frames should leave before other work of the same turn.
+    public func flushNow() {
+        assertOnQueue()
+        guard pendingByteCount > 0 else { return }
+        flushOutput()
+    }
+
     /// What one buffer's write came to.
     private enum WriteOutcome {
         case done

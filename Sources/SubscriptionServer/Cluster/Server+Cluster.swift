@@ -119,6 +119,12 @@ extension Server {
         return receivers
     }
 
+    /// Runs `work` at the end of this turn, before the turn's writes to sessions (the bridge sends its publications
+    /// upstream there, ahead of the replies and deliveries).
+    package func atEndOfTurn(_ work: @escaping () -> Void) {
+        loop.atEndOfTurn(work)
+    }
+
     /// Ends the turn: the deferred `$SYS` notifications, then one flush per session that got output. The bridge calls
     /// it after each thing it applied.
     package func endClusterTurn() {
