@@ -25,7 +25,6 @@ extension ClusterBridge {
         let limit = (client.serverInfo?.maxPayload).map { $0 / 2 } ?? PublicationBatch.maxBytes
         if !batch.accepts(number, counter: counter, headers: headers, payloadBytes: payload.count, limit: limit) {
             sendBatch()
-            client.flushNow()
         }
         if !isBatchSendScheduled {
             isBatchSendScheduled = true
@@ -38,17 +37,17 @@ extension ClusterBridge {
         return confirmationSubject == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
     }
 
-    /// The batch the end of a turn was to send, sent and written to NATS now (once, whichever of the two calls comes
-    /// first: ``published(to:sender:info:groups:payload:)``).
+    /// The batch the end of a turn was to send, sent now (once, whichever of the two calls comes first:
+    /// ``published(to:sender:info:groups:payload:)``).
     private func sendScheduledBatch() {
         guard isBatchSendScheduled else { return }
         isBatchSendScheduled = false
         sendBatch()
-        client.flushNow()
     }
 
-    /// Sends the publications batched so far (``PublicationBatch``) as one message: at the end of the turn that made
-    /// them, or before a publication that cannot join them. One NATS does not take (its buffer full, over its
+    /// Sends the publications batched so far (``PublicationBatch``) as one message, written to NATS at once: at the
+    /// end of the turn that made them (before its writes to sessions), or before a publication that cannot join them
+    /// (while the rest of the read is run). One NATS does not take (its buffer full, over its
     /// `max_payload`, closed) is counted in ``dropped`` (STATS `cluster_dropped`), each of its publications, and
     /// logged at debug; their `+OK`, if it waits, is answered at `ack_timeout`.
     func sendBatch() {
@@ -58,6 +57,7 @@ extension ClusterBridge {
             try client.publish(
                 subject: BridgeHeaders.subject(of: number), replyTo: confirmationSubject, headers: headers,
                 payload: payload)
+            client.flushNow()
         } catch {
             dropped += UInt64(count)
             logger.debug("cluster: \(count) publication(s) to \(number) not sent to the other nodes: \(error)")

@@ -169,11 +169,7 @@ final class NATSPubSubTests: NATSTestCase {
     /// turn (the cluster's timeout sweep reads confirmations before answering without them); without it, only once
     /// the queue comes to the socket.
     func testReadPendingInputHandlesWhatArrivedWhileTheQueueWasBusy() throws {
-        let server = try startServer()
-        let subscriber = try connectedClient([server.address], label: "subscriber")
-        let publisher = try connectedClient([server.address], label: "publisher")
-        let (_, messages) = try subscriber.subscribe("confirmations")
-        subscriber.flush()
+        let (subscriber, publisher, messages) = try subscriberAndPublisher(of: "confirmations")
         for read in [false, true] {
             messages.removeAll()
             let seenInTheTurn: Int = try subscriber.sync { client in
@@ -205,11 +201,7 @@ final class NATSPubSubTests: NATSTestCase {
     /// publications and confirmations before the turn's writes to sessions); without it, the write waits for the turn
     /// to end.
     func testFlushNowWritesWithinTheTurn() throws {
-        let server = try startServer()
-        let subscriber = try connectedClient([server.address], label: "subscriber")
-        let publisher = try connectedClient([server.address], label: "publisher")
-        let (_, messages) = try subscriber.subscribe("early")
-        subscriber.flush()
+        let (subscriber, publisher, messages) = try subscriberAndPublisher(of: "early")
         for now in [false, true] {
             messages.removeAll()
             let seenInTheTurn: Int = try publisher.sync { client in
@@ -230,5 +222,17 @@ final class NATSPubSubTests: NATSTestCase {
             subscriber.flush()
             XCTAssertEqual(messages.all.count, 1, "not sent again at the end of the turn")
         }
+    }
+
+    /// Two clients of one nats-server: a subscriber to `subject` (its subscription at the server) and a publisher.
+    private func subscriberAndPublisher(of subject: String) throws -> (
+        subscriber: TestClient, publisher: TestClient, messages: Collector<NATSMessage>
+    ) {
+        let server = try startServer()
+        let subscriber = try connectedClient([server.address], label: "subscriber")
+        let publisher = try connectedClient([server.address], label: "publisher")
+        let (_, messages) = try subscriber.subscribe(subject)
+        subscriber.flush()
+        return (subscriber, publisher, messages)
     }
 }
