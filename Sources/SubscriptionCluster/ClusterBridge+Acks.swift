@@ -90,7 +90,7 @@ extension ClusterBridge {
         if answered { scheduleTurnEnd() }
     }
 
-    /// A node's confirmations (one or more: those of one message of publications, or of one turn, of its).
+    /// A node's confirmations (one or more, of one turn of its).
     private func confirmationArrived(_ message: NATSMessage) {
         guard let confirmations = BridgeHeaders.decodeConfirmations(message.payload) else {
             logger.debug("cluster: ignored a confirmation that no node sent")
@@ -136,9 +136,9 @@ extension ClusterBridge {
         for batch in full { send(batch.encode(origin: origin), to: subject) }
     }
 
-    /// Sends the confirmations made so far, one message per subject, and writes them to NATS at once: they go before
-    /// the deliveries of the same turn are written to this node's sessions, since the publishing node's replies wait
-    /// for them. After each NATS message of publications, and at the end of the turn.
+    /// Sends the turn's confirmations, one message per subject, and writes them to NATS at once: at the end of the
+    /// turn, before its deliveries are written to this node's sessions, since the publishing node's replies wait for
+    /// them.
     func sendConfirmations() {
         guard !acks.outgoing.isEmpty else { return }
         let batches = acks.outgoing

@@ -69,10 +69,7 @@ extension ClusterBridge {
             // With `ack: all` the group's copy is confirmed on its own (the plain copy serves other sessions).
             if message.replyTo != nil { confirmations.add(parts.counter, receivers: receivers, group: group) }
         }
-        if let replyTo = message.replyTo {
-            confirm(confirmations, to: replyTo)
-            sendConfirmations()
-        }
+        if let replyTo = message.replyTo { confirm(confirmations, to: replyTo) }
         scheduleTurnEnd()
     }
 }

@@ -25,6 +25,9 @@ extension ClusterBridge {
         let limit = (client.serverInfo?.maxPayload).map { $0 / 2 } ?? PublicationBatch.maxBytes
         if !batch.accepts(number, counter: counter, headers: headers, payloadBytes: payload.count, limit: limit) {
             sendBatch()
+            // A batch's worth queued (a full batch) is written while the rest of the read is run; smaller ones (a
+            // change of number) wait for the end of the turn, one write for them all.
+            if client.pendingByteCount >= PublicationBatch.maxBytes { client.flushNow() }
         }
         if !isBatchSendScheduled {
             isBatchSendScheduled = true
@@ -37,19 +40,19 @@ extension ClusterBridge {
         return confirmationSubject == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
     }
 
-    /// The batch the end of a turn was to send, sent now (once, whichever of the two calls comes first:
-    /// ``published(to:sender:info:groups:payload:)``).
+    /// The batch the end of a turn was to send, sent and written to NATS now (once, whichever of the two calls comes
+    /// first: ``published(to:sender:info:groups:payload:)``), with the batches sent before it in the turn.
     private func sendScheduledBatch() {
         guard isBatchSendScheduled else { return }
         isBatchSendScheduled = false
         sendBatch()
+        client.flushNow()
     }
 
-    /// Sends the publications batched so far (``PublicationBatch``) as one message, written to NATS at once: at the
-    /// end of the turn that made them (before its writes to sessions), or before a publication that cannot join them
-    /// (while the rest of the read is run). One NATS does not take (its buffer full, over its
-    /// `max_payload`, closed) is counted in ``dropped`` (STATS `cluster_dropped`), each of its publications, and
-    /// logged at debug; their `+OK`, if it waits, is answered at `ack_timeout`.
+    /// Sends the publications batched so far (``PublicationBatch``) as one message: at the end of the turn that made
+    /// them (before its writes to sessions), or before a publication that cannot join them. One NATS does not take
+    /// (its buffer full, over its `max_payload`, closed) is counted in ``dropped`` (STATS `cluster_dropped`), each of
+    /// its publications, and logged at debug; their `+OK`, if it waits, is answered at `ack_timeout`.
     func sendBatch() {
         guard let (number, headers, payload) = batch.take() else { return }
         let count = headers[PublicationBatch.header].flatMap { Int($0) } ?? 1
@@ -57,7 +60,6 @@ extension ClusterBridge {
             try client.publish(
                 subject: BridgeHeaders.subject(of: number), replyTo: confirmationSubject, headers: headers,
                 payload: payload)
-            client.flushNow()
         } catch {
             dropped += UInt64(count)
             logger.debug("cluster: \(count) publication(s) to \(number) not sent to the other nodes: \(error)")
@@ -117,10 +119,7 @@ extension ClusterBridge {
             }
             if message.replyTo != nil { confirmations.add(parts.counter, receivers: receivers, group: nil) }
         }
-        if let replyTo = message.replyTo {
-            confirm(confirmations, to: replyTo)
-            sendConfirmations()
-        }
+        if let replyTo = message.replyTo { confirm(confirmations, to: replyTo) }
         scheduleTurnEnd()
     }
 

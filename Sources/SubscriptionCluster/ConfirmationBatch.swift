@@ -1,7 +1,7 @@
-/// The confirmations this node owes one publisher's node for one message of publications (or one turn), sent
-/// together once it is delivered (docs/CLUSTER.md, step 4): consecutive counters that reached the same receivers
-/// through the same copy (the usual case: a batch of one publisher's publications, delivered one after the other) make
-/// one run and one line, `<first>-<last> <origin> <receivers>[ <group>]`. A plain value.
+/// The confirmations this node owes one publisher's node in one turn, sent together at its end (docs/CLUSTER.md,
+/// step 4): consecutive counters that reached the same receivers through the same copy (the usual case: a batch of
+/// one publisher's publications, delivered one after the other) make one run and one line,
+/// `<first>-<last> <origin> <receivers>[ <group>]`. A plain value.
 struct ConfirmationBatch {
     /// Counters `first...last`, each delivered to `receivers` sessions through the plain copy (`group` nil) or the
     /// group's.
