@@ -21,9 +21,13 @@ final class StressTests: IntegrationTestCase {
         let numbers = (0..<4).map { "STRESS.n\($0)" }
         let publisherCount = 8
         let perPublisher = 2_000
-        // 32 subscribers: a publisher's batch (about 250 messages, over the four numbers) gives every one of them
-        // output, so a turn's list of sessions to write reaches the 32 that make it worth sharing with the helpers
-        // (``FlushCrew/minimumEntries``). About 600 bytes a message, so each write is more than a few bytes.
+        // 32 subscribers: a publisher's batch (40 messages of about 600 bytes, over the four numbers) is read in one
+        // turn and gives every one of them output, less than the 32 KiB that would write a session early
+        // (``EventLoop/earlyFlushBytes``), so the turn ends with all 32 in its list of sessions to write: the number
+        // that makes it worth sharing with the helpers (``FlushCrew/minimumEntries``). (Batches of 250 split the list:
+        // the subscribers of the wildcard went out early, the others at the end, and each part was under 32.) About
+        // 600 bytes a message, so each write is more than a few bytes.
+        let batchSize = 40
         let padding = String(repeating: "x", count: 580)
         let paddingBytes = Array(padding.utf8)
         let daemon = try startDaemon(DaemonConfig(numbers: numbers, extraLines: ["threads: \(threads)"]))
@@ -76,7 +80,7 @@ final class StressTests: IntegrationTestCase {
             Background("publish \(index)") {
                 var sent = 0
                 while sent < perPublisher {
-                    let count = min(250, perPublisher - sent)
+                    let count = min(batchSize, perPublisher - sent)
                     var batch: [UInt8] = []
                     for sequence in sent..<sent + count {
                         let number = numbers[(sequence + index) % numbers.count]
@@ -123,20 +127,29 @@ final class StressTests: IntegrationTestCase {
     /// still fails it.
     private static let readTimeout: TimeInterval = 60
 
-    /// The publisher and sequence of a payload `"<publisher> <sequence> <padding>"`, nil when it is not one. Read as
-    /// bytes, the padding compared with memcmp: splitting a `String` (by `Character`), or a generic comparison, cost
-    /// the readers many times the daemon's CPU (perf, debug build).
+    /// The publisher and sequence of a payload `"<publisher> <sequence> <padding>"` (two decimal numbers), nil when it
+    /// is not one. Read through a raw buffer (whose subscript is not generic) and memcmp: a `String` split by
+    /// `Character` cost the readers many times the daemon's CPU (perf, debug build), and under ThreadSanitizer the
+    /// unspecialized generic calls of `firstIndex(of:)` and `Int(_:)` queued the 32 readers on the runtime's locks.
     private static func publisherAndSequence(of payload: [UInt8], padding: [UInt8]) -> (Int, Int)? {
-        let space = UInt8(ascii: " ")
-        guard let first = payload.firstIndex(of: space),
-            let second = payload[(first + 1)...].firstIndex(of: space),
-            payload.count - (second + 1) == padding.count,
-            payload.withUnsafeBytes({ bytes in
-                padding.withUnsafeBytes { memcmp(bytes.baseAddress! + second + 1, $0.baseAddress!, $0.count) }
-            }) == 0,
-            let publisher = Int(String(decoding: payload[..<first], as: UTF8.self)),
-            let sequence = Int(String(decoding: payload[(first + 1)..<second], as: UTF8.self))
-        else { return nil }
-        return (publisher, sequence)
+        payload.withUnsafeBytes { bytes -> (Int, Int)? in
+            var offset = 0
+            /// The decimal number at `offset` and the space after it, or nil.
+            func number() -> Int? {
+                var value = 0
+                let start = offset
+                while offset < bytes.count, bytes[offset] >= 0x30, bytes[offset] <= 0x39, offset - start < 9 {
+                    value = value * 10 + Int(bytes[offset] - 0x30)
+                    offset += 1
+                }
+                guard offset > start, offset < bytes.count, bytes[offset] == 0x20 else { return nil }
+                offset += 1
+                return value
+            }
+            guard let publisher = number(), let sequence = number(), bytes.count - offset == padding.count,
+                padding.withUnsafeBytes({ memcmp(bytes.baseAddress! + offset, $0.baseAddress!, $0.count) }) == 0
+            else { return nil }
+            return (publisher, sequence)
+        }
     }
 }
