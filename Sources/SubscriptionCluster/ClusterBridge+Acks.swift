@@ -12,7 +12,7 @@ extension ClusterBridge {
     func startConfirmations() {
         guard settings.ack == .all, acks.confirmationsSID == nil else { return }
         do throws(NATSError) {
-            acks.confirmationsSID = try client.subscribe(subject: BridgeHeaders.ackSubject(of: origin)) { [self] in
+            acks.confirmationsSID = try client.subscribe(subject: ackSubject) { [self] in
                 confirmationArrived($0)
             }
         } catch {
@@ -22,7 +22,7 @@ extension ClusterBridge {
 
     /// The reply subject of this node's publications: nil with `ack: local` (nobody confirms).
     var confirmationSubject: String? {
-        acks.confirmationsSID == nil ? nil : BridgeHeaders.ackSubject(of: origin)
+        acks.confirmationsSID == nil ? nil : ackSubject
     }
 
     /// Publication `counter` to `number` went upstream with the reply subject, this node having served `served`
@@ -31,7 +31,7 @@ extension ClusterBridge {
     /// connected, or ``PendingAcks/limit`` waiting already).
     func expectConfirmations(of counter: UInt64, to number: String, served: [String]) -> UInt64? {
         guard client.isConnected else { return nil }
-        let now = ClusterAcks.now()
+        let now = acks.publicationClock()
         let (nodes, expectedGroups) = acks.directory.expectations(for: number, now: now)
         var groups = expectedGroups
         for group in served where !groups.isEmpty { groups.remove(ExactName(group)) }
@@ -53,9 +53,8 @@ extension ClusterBridge {
 
     /// `ticket` is answered after `ack_timeout` at the latest, with the receivers confirmed by then.
     func startTimeout(of ticket: UInt64, now: UInt64? = nil) {
-        let timeout = settings.ackTimeout.dispatchNanoseconds
-        acks.addDeadline(of: ticket, at: (now ?? ClusterAcks.now()) + timeout)
-        if !acks.isSweepScheduled { scheduleSweep(in: timeout) }
+        acks.addDeadline(of: ticket, at: (now ?? ClusterAcks.now()) + ackTimeoutNanoseconds)
+        if !acks.isSweepScheduled { scheduleSweep(in: ackTimeoutNanoseconds) }
     }
 
     /// Sweeps the deadlines in `nanoseconds`.
@@ -67,7 +66,7 @@ extension ClusterBridge {
     }
 
     /// The publications (and bucket writes) whose timeout passed are answered with the receivers confirmed so far
-    /// (those answered before are skipped); the timer is set again for the next deadline.
+    /// (those answered before are skipped); the timer is set again for the next deadline of one still waiting.
     func sweepDeadlines() {
         acks.isSweepScheduled = false
         // Confirmations that arrived are read before a publication is answered without them: on a loaded machine the
@@ -86,6 +85,7 @@ extension ClusterBridge {
         }
         // At most one sweep per millisecond: a timeout is answered up to 1 ms late, and a stream of publications
         // (each with its own deadline, microseconds apart) does not set a timer each.
+        acks.dropAnsweredDeadlines()
         if let next = acks.deadlines.first { scheduleSweep(in: max(next.deadline - now, ClusterAcks.sweepGranularity)) }
         if answered { scheduleTurnEnd() }
     }

@@ -53,6 +53,11 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
     let client: NATSClient
     /// This start's origin id: the node's name and a random suffix, so a restarted node is a new origin.
     let origin: String
+    /// The subject the other nodes confirm this node's publications to (`subd.ack.<origin>`), made once: with `ack:
+    /// all` every batch names it.
+    let ackSubject: String
+    /// `ack_timeout` in nanoseconds, worked out once (every waiting publication's deadline adds it).
+    let ackTimeoutNanoseconds: UInt64
     /// The counter of this node's publications (`Subd-Id`).
     var counter: UInt64 = 0
     /// The numbers bucket, once made or opened.
@@ -101,6 +106,8 @@ public final class ClusterBridge: ClusterLink, @unchecked Sendable {
         self.logger = logger
         self.client = NATSClient(queue: server.queue, logger: logger)
         self.origin = "\(settings.node)-\(String(UInt64.random(in: 1...UInt64.max), radix: 36))"
+        self.ackSubject = BridgeHeaders.ackSubject(of: origin)
+        self.ackTimeoutNanoseconds = settings.ackTimeout.dispatchNanoseconds
     }
 
     /// Starts connecting (from any thread; it hops onto the server's queue). The node serves its own sessions at once;

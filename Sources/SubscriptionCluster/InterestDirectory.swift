@@ -26,6 +26,7 @@ struct InterestDirectory {
     private(set) var nodes: [String: Node] = [:] {
         didSet {
             cache.removeAll(keepingCapacity: true)
+            last = nil
             cacheValidUntil = 0  // the next lookup works out when the changed nodes fall silent
         }
     }
@@ -34,6 +35,9 @@ struct InterestDirectory {
     /// (until ``cacheValidUntil``): a publication then pays one lookup, not a match against every node's patterns and
     /// two new sets.
     private var cache: [String: (nodes: PendingAcks.Expectation, groups: Set<ExactName>)] = [:]
+    /// The number looked up last and what it found (in ``cache`` too): a stream of publications to one number
+    /// compares the name, where a lookup in ``cache`` hashes it.
+    private var last: (number: String, found: (nodes: PendingAcks.Expectation, groups: Set<ExactName>))?
     /// When the first node heard from falls silent (the cache is cleared then).
     private var cacheValidUntil: UInt64 = 0
     /// The most numbers cached; past it the cache starts again.
@@ -116,11 +120,17 @@ struct InterestDirectory {
     ) -> (nodes: PendingAcks.Expectation, groups: Set<ExactName>) {
         if now > cacheValidUntil || cache.count >= Self.cacheLimit {
             cache.removeAll(keepingCapacity: true)
+            last = nil
             cacheValidUntil = nodes.values.lazy.map { $0.seen &+ Self.silence }.filter { $0 >= now }.min() ?? .max
         }
-        if let found = cache[number] { return found }
+        if let last, last.number == number { return last.found }
+        if let found = cache[number] {
+            last = (number, found)
+            return found
+        }
         let found = (PendingAcks.Expectation(expected(for: number, now: now)), expectedGroups(for: number, now: now))
         cache[number] = found
+        last = (number, found)
         return found
     }
 

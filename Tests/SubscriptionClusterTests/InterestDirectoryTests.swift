@@ -106,7 +106,8 @@ final class InterestDirectoryTests: XCTestCase {
             case 1: directory.remove(origin: "n\(step % 5)")
             default: break
             }
-            for number in ["N", "M"] {
+            // Each asked twice in a row (the second answered from the last lookup), then the other.
+            for number in ["N", "N", "M", "M"] {
                 XCTAssertEqual(
                     Set(directory.expectations(for: number, now: now).nodes.nodes),
                     directory.expected(for: number, now: now))

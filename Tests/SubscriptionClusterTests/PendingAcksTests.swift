@@ -102,6 +102,44 @@ final class PendingAcksTests: XCTestCase {
         XCTAssertTrue(kept == (1...5_000).map { UInt64($0 * 10) }, "every waiting one kept, in order")
     }
 
+    /// The sweep's timer is set for the first publication still waiting: the answered ones before it are taken out
+    /// (none that waits, and the order kept); with none waiting, none is left.
+    func testAnsweredDeadlinesAtTheFrontAreTakenOut() {
+        var acks = ClusterAcks()
+        for ticket in UInt64(1)...10 {
+            XCTAssertTrue(acks.pending.expect(ticket, from: ["b"]))
+            XCTAssertNil(acks.pending.attach({ _ in }, to: ticket))
+            acks.addDeadline(of: ticket, at: 100 + ticket)
+        }
+        for ticket in [1, 2, 3, 5, 6] as [UInt64] { _ = acks.pending.confirm(ticket, by: "b", receivers: 1) }
+        acks.dropAnsweredDeadlines()
+        XCTAssertEqual(acks.deadlines.map(\.ticket), [4, 5, 6, 7, 8, 9, 10], "up to the first waiting one only")
+        XCTAssertEqual(acks.deadlines.first?.deadline, 104)
+        acks.dropAnsweredDeadlines()
+        XCTAssertEqual(acks.deadlines.count, 7, "a waiting front stays")
+        for ticket in [4, 7, 8, 9, 10] as [UInt64] { _ = acks.pending.confirm(ticket, by: "b", receivers: 1) }
+        acks.dropAnsweredDeadlines()
+        XCTAssertTrue(acks.deadlines.isEmpty, "nothing waits: no sweep is needed")
+    }
+
+    /// A turn's publications share a reading of the clock, at most ``ClusterAcks/clockShares`` of them; the next
+    /// turn reads it again.
+    func testPublicationsShareAReadingOfTheClockWithinATurn() {
+        var acks = ClusterAcks()
+        let first = acks.publicationClock()
+        // The monotonic clock moves in nanoseconds: a reading taken after a pause differs from the first.
+        usleep(2_000)
+        for _ in 1..<ClusterAcks.clockShares { XCTAssertEqual(acks.publicationClock(), first, "shared") }
+        let second = acks.publicationClock()
+        XCTAssertGreaterThan(second, first, "read again after clockShares publications")
+        usleep(2_000)
+        XCTAssertEqual(acks.publicationClock(), second)
+        acks.endPublicationTurn()
+        let third = acks.publicationClock()
+        XCTAssertGreaterThan(third, second, "read again in the next turn")
+        XCTAssertLessThanOrEqual(third, ClusterAcks.now())
+    }
+
     func testAtTheLimitAPublicationDoesNotWait() {
         var pending = PendingAcks()
         for ticket in 0..<UInt64(PendingAcks.limit) { XCTAssertTrue(pending.expect(ticket, from: ["b"])) }
