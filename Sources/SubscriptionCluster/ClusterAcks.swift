@@ -53,13 +53,15 @@ struct ClusterAcks {
 
     /// Adds `ticket`'s deadline (``deadlines``). Answered publications leave theirs behind until the sweep reaches
     /// them: at a high rate and a long `ack_timeout` those would pile up, so past twice the publications waiting
-    /// (plus ``deadlinesSlack``) they go at once; amortized, each deadline is dropped once.
+    /// (plus ``deadlinesSlack``) they go at once; amortized, each deadline is dropped once. A deadline before the last
+    /// one's (a publication's from the turn's shared clock reading, ``publicationClock()``, after a bucket write's
+    /// from a fresh one) is moved up to it, so the front stays the earliest: microseconds later.
     mutating func addDeadline(of ticket: UInt64, at deadline: UInt64) {
         if deadlines.count >= 2 * pending.count + Self.deadlinesSlack {
             let pending = pending  // not read inside the change of `deadlines` (exclusive access to self)
             deadlines.removeAll { !pending.isWaiting($0.ticket) }
         }
-        deadlines.append((ticket, deadline))
+        deadlines.append((ticket, max(deadline, deadlines.last?.deadline ?? 0)))
     }
 
     /// The reading of the clock this turn's publications share (``publicationClock()``), and how many more may.

@@ -120,6 +120,11 @@ final class PendingAcksTests: XCTestCase {
         for ticket in [4, 7, 8, 9, 10] as [UInt64] { _ = acks.pending.confirm(ticket, by: "b", receivers: 1) }
         acks.dropAnsweredDeadlines()
         XCTAssertTrue(acks.deadlines.isEmpty, "nothing waits: no sweep is needed")
+        // A deadline before the last one's is moved up to it: the front stays the earliest.
+        acks.addDeadline(of: 11, at: 500)
+        acks.addDeadline(of: 12, at: 490)
+        acks.addDeadline(of: 13, at: 510)
+        XCTAssertEqual(acks.deadlines.map(\.deadline), [500, 500, 510])
     }
 
     /// A turn's publications share a reading of the clock, at most ``ClusterAcks/clockShares`` of them; the next
