@@ -16,9 +16,11 @@ struct ClusterAcks {
 
     /// The publications waiting.
     var pending = PendingAcks()
-    /// Each waiting publication's ticket and deadline (``now()`` nanoseconds), in the order they began to wait: with
-    /// one `ack_timeout` for all, also the order of their deadlines. One timer at a time sweeps the front
-    /// (``ClusterBridge/sweepDeadlines()``); a publication answered before is skipped then.
+    /// Each waiting publication's ticket and deadline (``now()`` nanoseconds; a publication's from the turn's shared
+    /// reading, ``publicationClock()``), in the order they began to wait, and their deadlines never decreasing
+    /// (``addDeadline(of:at:)``). One timer at a time sweeps the front (``ClusterBridge/sweepDeadlines()``); a
+    /// publication answered before is skipped then, or taken out before the timer is set
+    /// (``dropAnsweredDeadlines()``).
     var deadlines = Deque<(ticket: UInt64, deadline: UInt64)>()
     /// The least time between two sweeps, in nanoseconds.
     static let sweepGranularity: UInt64 = 1_000_000
@@ -54,8 +56,9 @@ struct ClusterAcks {
     /// Adds `ticket`'s deadline (``deadlines``). Answered publications leave theirs behind until the sweep reaches
     /// them: at a high rate and a long `ack_timeout` those would pile up, so past twice the publications waiting
     /// (plus ``deadlinesSlack``) they go at once; amortized, each deadline is dropped once. A deadline before the last
-    /// one's (a publication's from the turn's shared clock reading, ``publicationClock()``, after a bucket write's
-    /// from a fresh one) is moved up to it, so the front stays the earliest: microseconds later.
+    /// one's is moved up to it, so the front stays the earliest. Defensive: a publication's, from the turn's shared
+    /// clock reading (``publicationClock()``), would be earlier only after a fresh reading in the same turn, and no
+    /// path makes one today (bucket writes are answered in the NATS client's turns).
     mutating func addDeadline(of ticket: UInt64, at deadline: UInt64) {
         if deadlines.count >= 2 * pending.count + Self.deadlinesSlack {
             let pending = pending  // not read inside the change of `deadlines` (exclusive access to self)
@@ -72,8 +75,10 @@ struct ClusterAcks {
 
     /// The monotonic clock a publication's deadline and expectations start from: read once per ``clockShares``
     /// publications of a turn (a busy turn runs hundreds; a reading each was about 4% of node 1's samples under
-    /// `ack: all`, perf), so a deadline may start up to that many publications' work early: microseconds, against
-    /// an `ack_timeout` of milliseconds. ``endPublicationTurn()`` makes the next turn read it afresh.
+    /// `ack: all`, perf), so a deadline may start early by the time up to that many publications take to run here,
+    /// their local deliveries included: microseconds with a small local audience, against an `ack_timeout` of
+    /// milliseconds (the turn's first publication already waited as long before its batch left, at the turn's end).
+    /// ``endPublicationTurn()`` makes the next turn read it afresh.
     mutating func publicationClock() -> UInt64 {
         if clockUsesLeft == 0 {
             clockReading = Self.now()

@@ -83,9 +83,9 @@ extension ClusterBridge {
             answer?(receivers)
             answered = true
         }
+        acks.dropAnsweredDeadlines()
         // At most one sweep per millisecond: a timeout is answered up to 1 ms late, and a stream of publications
         // (each with its own deadline, microseconds apart) does not set a timer each.
-        acks.dropAnsweredDeadlines()
         if let next = acks.deadlines.first { scheduleSweep(in: max(next.deadline - now, ClusterAcks.sweepGranularity)) }
         if answered { scheduleTurnEnd() }
     }

@@ -70,9 +70,16 @@ struct InterestDirectory {
         nodes.removeValue(forKey: origin) != nil
     }
 
+    /// True when `node` was heard from within ``silence`` of `now`; a reading of the clock older than its last
+    /// entry (taken before it, a publication's shared one: ``ClusterAcks/publicationClock()``) counts as heard,
+    /// never as a difference that wraps around.
+    private static func isHeard(_ node: Node, at now: UInt64) -> Bool {
+        now <= node.seen || now - node.seen <= silence
+    }
+
     /// Forgets the nodes silent for longer than ``silence``; returns their origin ids.
     mutating func expire(now: UInt64) -> [String] {
-        let gone = nodes.filter { now &- $0.value.seen > Self.silence }.map(\.key)
+        let gone = nodes.filter { !Self.isHeard($0.value, at: now) }.map(\.key)
         for origin in gone { nodes[origin] = nil }
         return gone
     }
@@ -83,7 +90,7 @@ struct InterestDirectory {
     /// its own members: docs/CLUSTER.md, steps 5 and 6).
     func expected(for number: String, now: UInt64, includingGroups: Bool = false) -> Set<String> {
         var found: Set<String> = []
-        for (origin, node) in nodes where now &- node.seen <= Self.silence {
+        for (origin, node) in nodes where Self.isHeard(node, at: now) {
             if node.exact.contains(number)
                 || node.wildcards.contains(where: { Names.matches(pattern: $0, number: number) })
                 || (includingGroups && Self.matches(node.groups, number))
@@ -103,7 +110,7 @@ struct InterestDirectory {
     /// publication to it once, on one of those nodes (NATS picks which).
     func expectedGroups(for number: String, now: UInt64) -> Set<ExactName> {
         var found: Set<ExactName> = []
-        for node in nodes.values where now &- node.seen <= Self.silence {
+        for node in nodes.values where Self.isHeard(node, at: now) {
             for (group, patterns) in node.groups
             where patterns.contains(where: { Names.matches(pattern: $0, number: number) }) {
                 found.insert(group)

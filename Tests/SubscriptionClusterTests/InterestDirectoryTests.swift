@@ -66,6 +66,20 @@ final class InterestDirectoryTests: XCTestCase {
         XCTAssertEqual(directory.expected(for: "JOBS.a", now: later, includingGroups: true), [], "silent")
     }
 
+    /// A reading of the clock older than a node's last entry (a publication's shared one) finds the node heard, not
+    /// silent by a difference that wraps around; nor does the node expire then.
+    func testAReadingOlderThanTheLastEntryFindsTheNodeHeard() {
+        var directory = InterestDirectory()
+        directory.update(
+            origin: "b", patterns: ["N", InterestDirectory.groupLine(pattern: "N", group: "g")], now: 1_000)
+        XCTAssertEqual(directory.expected(for: "N", now: 900), ["b"])
+        XCTAssertEqual(directory.expectedGroups(for: "N", now: 900), ["g"])
+        XCTAssertEqual(directory.expectations(for: "N", now: 900).nodes.nodes, ["b"])
+        XCTAssertEqual(directory.expire(now: 900), [])
+        XCTAssertEqual(directory.expected(for: "N", now: 1_000 + InterestDirectory.silence), ["b"], "at the edge")
+        XCTAssertEqual(directory.expected(for: "N", now: 1_001 + InterestDirectory.silence), [], "silent past it")
+    }
+
     /// The remembered expectations follow every change of the nodes and a node falling silent, and agree with the
     /// uncached answers.
     func testRememberedExpectationsFollowUpdatesAndSilence() {
