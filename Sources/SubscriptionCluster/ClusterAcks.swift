@@ -55,10 +55,12 @@ struct ClusterAcks {
 
     /// Adds `ticket`'s deadline (``deadlines``). Answered publications leave theirs behind until the sweep reaches
     /// them: at a high rate and a long `ack_timeout` those would pile up, so past twice the publications waiting
-    /// (plus ``deadlinesSlack``) they go at once; amortized, each deadline is dropped once. A deadline before the last
-    /// one's is moved up to it, so the front stays the earliest. Defensive: a publication's, from the turn's shared
-    /// clock reading (``publicationClock()``), would be earlier only after a fresh reading in the same turn, and no
-    /// path makes one today (bucket writes are answered in the NATS client's turns).
+    /// (plus ``deadlinesSlack``) they go at once; amortized, each deadline is dropped once. Deadlines never decrease:
+    /// the sweep, once it answered those due, takes out the answered ones behind them (``dropAnsweredDeadlines()``)
+    /// and waits `deadline - now` (unsigned) for the new front, which must not be due. A publication's deadline, from
+    /// the turn's shared reading (``publicationClock()``), would be before the last one's only after a fresh reading
+    /// in the same turn (no path makes one today: bucket writes are answered in the NATS client's turns); it is moved
+    /// up to it.
     mutating func addDeadline(of ticket: UInt64, at deadline: UInt64) {
         if deadlines.count >= 2 * pending.count + Self.deadlinesSlack {
             let pending = pending  // not read inside the change of `deadlines` (exclusive access to self)

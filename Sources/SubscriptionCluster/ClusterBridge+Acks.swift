@@ -10,7 +10,7 @@ import SubscriptionWire
 extension ClusterBridge {
     /// Subscribes to this node's confirmations (`ack: all`). At start, before the first connection.
     func startConfirmations() {
-        guard settings.ack == .all, acks.confirmationsSID == nil else { return }
+        guard settings.ack == .all, !waitsForConfirmations else { return }
         do throws(NATSError) {
             acks.confirmationsSID = try client.subscribe(subject: ackSubject) { [self] in
                 confirmationArrived($0)
@@ -20,9 +20,12 @@ extension ClusterBridge {
         }
     }
 
+    /// True once this node is subscribed to its confirmations (`ack: all`): its publications may wait for them.
+    var waitsForConfirmations: Bool { acks.confirmationsSID != nil }
+
     /// The reply subject of this node's publications: nil with `ack: local` (nobody confirms).
     var confirmationSubject: String? {
-        acks.confirmationsSID == nil ? nil : ackSubject
+        waitsForConfirmations ? ackSubject : nil
     }
 
     /// Publication `counter` to `number` went upstream with the reply subject, this node having served `served`

@@ -37,7 +37,7 @@ extension ClusterBridge {
             server.queue.async { [self] in sendScheduledBatch() }
         }
         batch.append(to: number, origin: origin, counter: counter, headers: headers, payload: payload)
-        return acks.confirmationsSID == nil ? nil : expectConfirmations(of: counter, to: number, served: groups)
+        return waitsForConfirmations ? expectConfirmations(of: counter, to: number, served: groups) : nil
     }
 
     /// The batch the end of a turn was to send, sent and written to NATS now (once, whichever of the two calls comes
