@@ -214,13 +214,7 @@ public struct ServerMessageParser: Sendable {
 
     /// A decimal count of 1 to 18 digits (no sign), or nil.
     private static func parseCount(_ digits: some Collection<UInt8>) -> Int? {
-        guard !digits.isEmpty, digits.count <= 18 else { return nil }
-        var value = 0
-        for digit in digits {
-            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(digit - UInt8(ascii: "0"))
-        }
-        return value
+        ASCIIDecimal.value(of: digits, maxDigits: 18).map { Int($0) }
     }
 
     /// Compares an ASCII byte with an upper-case letter, ignoring case.

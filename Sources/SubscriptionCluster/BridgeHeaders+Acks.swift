@@ -1,4 +1,5 @@
 import SubscriptionNATS
+import SubscriptionWire
 
 /// The confirmations of the cross-node `+OK <receivers>` (docs/CLUSTER.md, step 4): a publication waiting for them
 /// carries the reply subject `subd.ack.<origin>`; a node that delivers it confirms there `<counter> <its origin>
@@ -122,7 +123,7 @@ extension BridgeHeaders {
     private static func decodeConfirmation(_ line: ArraySlice<UInt8>) -> Confirmation? {
         var rest: ArraySlice<UInt8>? = line
         guard let (counter, last) = nextWord(&rest).flatMap(run), let origin = nextWord(&rest), !origin.isEmpty,
-            let receivers = nextWord(&rest).flatMap(decimal), receivers <= maxReceivers
+            let receivers = nextWord(&rest).flatMap({ ASCIIDecimal.value(of: $0) }), receivers <= maxReceivers
         else { return nil }
         var group: String?
         if let word = nextWord(&rest) {
@@ -136,9 +137,11 @@ extension BridgeHeaders {
 
     /// `<counter>` or `<first>-<last>` (first below last, at most ``maxRun`` counters).
     private static func run(_ word: ArraySlice<UInt8>) -> (UInt64, UInt64)? {
-        guard let dash = word.firstIndex(of: UInt8(ascii: "-")) else { return decimal(word).map { ($0, $0) } }
-        guard let first = decimal(word[..<dash]), let last = decimal(word[(dash + 1)...]), first < last,
-            last - first < maxRun
+        guard let dash = word.firstIndex(of: UInt8(ascii: "-")) else {
+            return ASCIIDecimal.value(of: word).map { ($0, $0) }
+        }
+        guard let first = ASCIIDecimal.value(of: word[..<dash]), let last = ASCIIDecimal.value(of: word[(dash + 1)...]),
+            first < last, last - first < maxRun
         else { return nil }
         return (first, last)
     }
@@ -153,16 +156,5 @@ extension BridgeHeaders {
         }
         rest = remaining[(space + 1)...]
         return remaining[..<space]
-    }
-
-    /// A decimal number of 1 to 19 digits (below 10^19, so it fits a UInt64); nil for anything else.
-    private static func decimal(_ digits: ArraySlice<UInt8>) -> UInt64? {
-        guard (1...19).contains(digits.count) else { return nil }
-        var value: UInt64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
-        }
-        return value
     }
 }

@@ -83,13 +83,7 @@ enum BridgeHeaders {
     static func decodeID(_ text: String) -> (origin: String, counter: UInt64)? {
         let utf8 = text.utf8
         guard let space = utf8.firstIndex(of: UInt8(ascii: " ")), space != utf8.startIndex else { return nil }
-        let digits = utf8[utf8.index(after: space)...]
-        guard (1...19).contains(digits.count) else { return nil }
-        var counter: UInt64 = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            counter = counter * 10 + UInt64(byte - UInt8(ascii: "0"))
-        }
+        guard let counter = ASCIIDecimal.value(of: utf8[utf8.index(after: space)...]) else { return nil }
         return (String(text[..<space]), counter)
     }
 }

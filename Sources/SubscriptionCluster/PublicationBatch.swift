@@ -161,12 +161,6 @@ struct PublicationBatch {
     }
 
     private static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
-        guard (1...9).contains(digits.count) else { return nil }
-        var value = 0
-        for byte in digits {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + Int(byte - UInt8(ascii: "0"))
-        }
-        return value
+        ASCIIDecimal.value(of: digits, maxDigits: 9).map { Int($0) }
     }
 }

@@ -176,14 +176,7 @@ extension NATSParser {
 
     /// A decimal number of at most 19 digits (below 10^19, so it fits in UInt64); nil otherwise.
     func decimal(_ range: Range<Int>) -> UInt64? {
-        guard !range.isEmpty, range.count <= 19 else { return nil }
-        var value: UInt64 = 0
-        for index in range {
-            let byte = input.bytes[index]
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
-        }
-        return value
+        ASCIIDecimal.value(of: input.bytes[range])
     }
 
     /// True when `buffer[range]` is `word` (lower-case ASCII) in any case.

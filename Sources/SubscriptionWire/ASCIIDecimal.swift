@@ -1,0 +1,22 @@
+/// An unsigned decimal number as the wire spells it: ASCII digits only (no sign, no space, no `_`), at least one, at
+/// most a given count. The one reader of such numbers for the NATS client, the cluster bridge and the client library
+/// (the command parser has its own, which reports why a size is refused).
+public enum ASCIIDecimal {
+    /// The most digits a `UInt64` always holds: every 19-digit number is below 10^19 < 2^64.
+    public static let maxDigits = 19
+
+    /// The value of `digits`, 1 to `maxDigits` ASCII digits (a larger `maxDigits` counts as ``maxDigits``, so the
+    /// value cannot overflow); nil for none, for more, or for any other byte.
+    @inlinable
+    public static func value(of digits: some Collection<UInt8>, maxDigits: Int = ASCIIDecimal.maxDigits) -> UInt64? {
+        let limit = min(maxDigits, Self.maxDigits)
+        var count = 0
+        var value: UInt64 = 0
+        for byte in digits {
+            count += 1
+            guard count <= limit, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = value &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
+        }
+        return count > 0 ? value : nil
+    }
+}
