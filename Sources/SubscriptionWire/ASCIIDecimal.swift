@@ -15,6 +15,8 @@ public enum ASCIIDecimal {
         for byte in digits {
             count += 1
             guard count <= limit, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            // Unchecked: at most 19 digits, below 10^19 < 2^64, so neither wraps (ASCIIDecimalTests: 2^64's 20
+            // digits refused, every power of ten's neighbours read back).
             value = value &* 10 &+ UInt64(byte &- UInt8(ascii: "0"))
         }
         return count > 0 ? value : nil
