@@ -77,31 +77,18 @@ extension BridgeHeaders {
         to batch: inout [UInt8]
     ) {
         if !batch.isEmpty { batch.append(UInt8(ascii: "\n")) }
-        appendDecimal(counter, to: &batch)
+        ASCIIDecimal.append(counter, to: &batch)
         if let last, last != counter {
             batch.append(UInt8(ascii: "-"))
-            appendDecimal(last, to: &batch)
+            ASCIIDecimal.append(last, to: &batch)
         }
         batch.append(UInt8(ascii: " "))
         batch.append(contentsOf: origin.utf8)
         batch.append(UInt8(ascii: " "))
-        appendDecimal(UInt64(max(0, receivers)), to: &batch)
+        ASCIIDecimal.append(UInt64(max(0, receivers)), to: &batch)
         if let group {
             batch.append(UInt8(ascii: " "))
             batch.append(contentsOf: group.utf8)
-        }
-    }
-
-    /// Appends `value`'s decimal digits (no string made: a node writes one confirmation per copy it delivers, and
-    /// two sizes per publication it batches).
-    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
-        var divisor: UInt64 = 1
-        while value / divisor >= 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
         }
     }
 

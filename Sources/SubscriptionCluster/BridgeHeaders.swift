@@ -34,7 +34,7 @@ enum BridgeHeaders {
     static func encodeID(origin: String, counter: UInt64) -> String {
         var bytes = Array(origin.utf8)
         bytes.append(UInt8(ascii: " "))
-        appendDecimal(counter, to: &bytes)
+        ASCIIDecimal.append(counter, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 

@@ -103,9 +103,9 @@ struct PublicationBatch {
 
     /// Appends one publication: its sizes line, its header block (none for nil) and its payload, written in place.
     private static func encode(_ headers: NATSHeaders?, _ payload: ArraySlice<UInt8>, into body: inout [UInt8]) {
-        BridgeHeaders.appendDecimal(UInt64(headers?.encodedBlockCount ?? 0), to: &body)
+        ASCIIDecimal.append(UInt64(headers?.encodedBlockCount ?? 0), to: &body)
         body.append(UInt8(ascii: " "))
-        BridgeHeaders.appendDecimal(UInt64(payload.count), to: &body)
+        ASCIIDecimal.append(UInt64(payload.count), to: &body)
         body.append(UInt8(ascii: "\n"))
         headers?.encodeBlock(into: &body)
         body.append(contentsOf: payload)

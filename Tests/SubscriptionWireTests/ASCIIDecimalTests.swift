@@ -53,4 +53,24 @@ final class ASCIIDecimalTests: XCTestCase {
             XCTAssertEqual(value(String(number)), number)
         }
     }
+
+    /// What ``ASCIIDecimal/append(_:to:)`` writes is the number's decimal spelling, after what was there, for every
+    /// width (UInt64.max's 20 digits included), and reads back.
+    func testAppendWritesTheDecimalSpelling() {
+        var samples: [UInt64] = [0, 9, 10, UInt64.max, UInt64.max - 1]
+        var power: UInt64 = 1
+        for _ in 0..<19 {
+            samples += [power - 1, power, power + 1]
+            power *= 10
+        }
+        samples += (0..<2_000).map { _ in UInt64.random(in: 0...UInt64.max) }
+        for number in samples {
+            var bytes = Array("x ".utf8)
+            ASCIIDecimal.append(number, to: &bytes)
+            XCTAssertEqual(String(decoding: bytes, as: UTF8.self), "x \(number)")
+            if number <= largestReadable { XCTAssertEqual(ASCIIDecimal.value(of: bytes.dropFirst(2)), number) }
+        }
+    }
+
+    private let largestReadable: UInt64 = 9_999_999_999_999_999_999
 }

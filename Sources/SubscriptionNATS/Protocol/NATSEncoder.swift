@@ -1,3 +1,5 @@
+import SubscriptionWire
+
 /// Writes the frames a client sends: `CONNECT`, `PUB`/`HPUB`, `SUB`, `UNSUB`, `PING`, `PONG`, each ending in CRLF.
 /// Pure: appends to a byte array. Subjects, queue names and headers are checked with ``NATSSubject`` first, and
 /// nothing is written when one is refused.
@@ -111,21 +113,6 @@ public enum NATSEncoder {
     /// Appends the decimal digits of a non-negative integer, without making a String.
     static func appendDecimal<T: BinaryInteger>(_ value: T, into out: inout [UInt8]) {
         precondition(value >= 0, "a negative count or id: \(value)")
-        var value = UInt64(value)
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { space in
-            repeat {
-                space[19 - count] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-                count += 1
-            } while value > 0
-            out.append(contentsOf: space[(20 - count)...])
-        }
+        ASCIIDecimal.append(UInt64(value), to: &out)
     }
 }
